@@ -1,0 +1,32 @@
+# One command to set up and launch, one to set up and test. Both create and reuse .venv.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test lint eval bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/knit-desktop --demo
+
+test: $(STAMP)
+	$(BIN)/ruff check knit_desktop tests
+	$(BIN)/python -m pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check knit_desktop tests
+
+eval: $(STAMP)
+	$(BIN)/python -m pytest tests/eval -s
+
+bench: $(STAMP)
+	$(BIN)/python tests/benchmarks/ranking.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info

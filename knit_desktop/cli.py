@@ -1,0 +1,209 @@
+"""The `knit-desktop` command. Exit codes: 0 success, 2 bad arguments or unreadable input, 3 no such workspace."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+
+from . import __version__
+from .core.conversation import Message, MessagesFormatError, load_messages, messages_from_json
+from .core.payloads import context_payload, rank_payload
+from .core.render import render_context, render_rank
+from .core.workspace import RankInput, Workspace, WorkspaceNotFound
+from .resources import demo_conversation, demo_workspace
+
+EXIT_OK = 0
+EXIT_USAGE = 2
+EXIT_NO_WORKSPACE = 3
+SUBCOMMANDS = ("gui", "rank", "context", "index")
+
+
+class UsageError(Exception):
+    """Bad arguments or unreadable input: one line on stderr, exit 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one clear line instead of a usage dump
+        raise UsageError(message)
+
+
+def _positive_int(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {value!r}") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {value!r}")
+    return number
+
+
+def _epoch_ms(value: str) -> int:
+    try:
+        return int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected milliseconds since the epoch, got {value!r}") from None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="knit-desktop", description="Documents ranked by what your DSH conversation is about.")
+    parser.add_argument("--version", action="version", version=f"knit-desktop {__version__}")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+
+    def workspace_args(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--workspace", metavar="DIR", help="the project folder to rank")
+        p.add_argument("--demo", action="store_true", help="use the bundled demo workspace and conversation")
+        p.add_argument("--dsh-home", metavar="DIR", help="DSH's home directory (default: $DSH_HOME or ~/.dsh)")
+
+    def input_args(p: argparse.ArgumentParser) -> None:
+        group = p.add_mutually_exclusive_group()
+        group.add_argument("--query", metavar="TEXT", help="rank by this text instead of a conversation")
+        group.add_argument("--messages", metavar="FILE", help="JSON array of {role, text}, oldest first ('-' = stdin)")
+        p.add_argument("--now", type=_epoch_ms, metavar="EPOCH_MS", help="pin the clock (for reproducible results)")
+        p.add_argument("--json", action="store_true", help="print JSON")
+
+    gui = sub.add_parser("gui", help="open the window (the default)")
+    workspace_args(gui)
+    gui.add_argument("--messages", metavar="FILE")
+    gui.add_argument("--screenshot", metavar="FILE")
+
+    rank = sub.add_parser("rank", help="print the workspace's documents in rank order")
+    workspace_args(rank)
+    input_args(rank)
+    rank.add_argument("--kind", choices=("doc", "media", "all"), default="doc")
+    rank.add_argument("--sort", choices=("relevance", "time"), default="relevance")
+    rank.add_argument("--limit", type=_positive_int, metavar="N")
+
+    context = sub.add_parser("context", help="print the context pack (primary / supporting / related)")
+    workspace_args(context)
+    input_args(context)
+    context.add_argument("--limit", type=_positive_int, metavar="N", default=5, help="recent files in time mode")
+
+    index = sub.add_parser("index", help="index a workspace and report what was indexed, skipped or failed")
+    workspace_args(index)
+    index.add_argument("--json", action="store_true")
+    return parser
+
+
+def _read_messages(source: str) -> list[Message]:
+    try:
+        if source == "-":
+            return messages_from_json(sys.stdin.read())
+        return load_messages(source)
+    except MessagesFormatError as exc:
+        raise UsageError(f"--messages {source}: {exc}") from None
+    except OSError as exc:
+        raise UsageError(f"--messages {source}: cannot read it ({exc.strerror or exc})") from None
+
+
+def _rank_input(args: argparse.Namespace) -> RankInput:
+    if getattr(args, "query", None) is not None:
+        return RankInput.from_query(args.query)
+    if getattr(args, "messages", None):
+        return RankInput.from_messages(_read_messages(args.messages))
+    if args.demo:
+        return RankInput.from_messages(_read_messages(str(demo_conversation())))
+    return RankInput([])
+
+
+def _open_workspace(args: argparse.Namespace) -> Workspace:
+    root = args.workspace or (str(demo_workspace()) if args.demo else None)
+    if root is None:
+        raise UsageError("--workspace DIR is required (or --demo)")
+    return Workspace.open(root)
+
+
+def _now(args: argparse.Namespace) -> int:
+    return args.now if getattr(args, "now", None) is not None else int(time.time() * 1000)
+
+
+def _print_json(data: object) -> None:
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+
+def cmd_rank(args: argparse.Namespace) -> int:
+    request = _rank_input(args)
+    workspace = _open_workspace(args)
+    now = _now(args)
+    ranking = workspace.rank(request, now_ms=now, kind=args.kind, sort=args.sort)
+    if args.json:
+        _print_json(rank_payload(ranking, args.limit))
+    else:
+        print(render_rank(ranking, now, args.limit))
+        _report_problems(workspace)
+    return EXIT_OK
+
+
+def cmd_context(args: argparse.Namespace) -> int:
+    request = _rank_input(args)
+    workspace = _open_workspace(args)
+    pack = workspace.context(request, now_ms=_now(args), recent_limit=args.limit)
+    if args.json:
+        _print_json(context_payload(pack))
+    else:
+        print(render_context(pack))
+        _report_problems(workspace)
+    return EXIT_OK
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    workspace = _open_workspace(args)
+    counts = workspace.status_counts()
+    if args.json:
+        files = [
+            {"rel": s.rel, "state": s.state, "reason": s.reason}
+            for s in sorted(workspace.statuses.values(), key=lambda s: s.rel)
+        ]
+        _print_json({"root": workspace.root, "counts": counts, "files": files})
+        return EXIT_OK
+    print(f"{workspace.root}: {counts['indexed']} indexed, {counts['skipped']} skipped, {counts['failed']} failed")
+    for status in workspace.problems():
+        print(f"  {status.state:8} {status.rel}: {status.reason}")
+    return EXIT_OK
+
+
+def cmd_gui(args: argparse.Namespace) -> int:
+    if args.screenshot:
+        raise UsageError("--screenshot needs the window, which this build does not have yet")
+    # The window is not built yet; say so and show what it would rank.
+    print("Knit Desktop's window is not part of this build yet; this is the ranking it will show.", file=sys.stderr)
+    if not args.workspace and not args.messages:
+        args.demo = True
+    args.query = None
+    args.now = None
+    args.limit = 5
+    workspace = _open_workspace(args)
+    pack = workspace.context(_rank_input(args), now_ms=_now(args))
+    print(f"Workspace: {workspace.root}\n")
+    print(render_context(pack))
+    return EXIT_OK
+
+
+def _report_problems(workspace: Workspace) -> None:
+    problems = workspace.problems()
+    if problems:
+        print(f"\n{len(problems)} file(s) not indexed (run `knit-desktop index` for the list).", file=sys.stderr)
+
+
+COMMANDS = {"gui": cmd_gui, "rank": cmd_rank, "context": cmd_context, "index": cmd_index}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or (argv[0] not in SUBCOMMANDS and argv[0] not in ("-h", "--help", "--version")):
+        argv.insert(0, "gui")
+    try:
+        args = build_parser().parse_args(argv)
+        return COMMANDS[args.command](args)
+    except UsageError as exc:
+        print(f"knit-desktop: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except WorkspaceNotFound as exc:
+        print(f"knit-desktop: error: workspace not found: {exc}", file=sys.stderr)
+        return EXIT_NO_WORKSPACE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

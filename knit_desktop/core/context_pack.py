@@ -1,0 +1,218 @@
+"""The context pack: primary / supporting / related with deterministic reasons (knit-engine.md §5)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .links import LinkGraph
+from .passages import Passage, best_passages, window_tf
+from .ranking import RankedDoc, Ranking
+from .roles import source_type
+
+MAX_PRIMARY = 1
+MAX_SUPPORTING = 3
+MAX_RELATED = 5
+PRIMARY_MIN_SHARE = 0.30
+STRONG_BODY_TF = 2
+PASSAGE_WINDOW = 24
+REASON_ORDER = {
+    "direct": 0,
+    "titleMatch": 1,
+    "filenameMatch": 1,
+    "summaryMatch": 2,
+    "bodyMatch": 3,
+    "linkTarget": 4,
+    "linkSource": 5,
+    "related": 6,
+}
+
+
+@dataclass(frozen=True)
+class Reason:
+    code: str
+    terms: tuple[str, ...] = ()
+    fields: int = 0
+    term: str = ""
+
+    def to_json(self) -> dict:
+        return {"code": self.code, "terms": list(self.terms), "fields": self.fields, "term": self.term}
+
+
+@dataclass
+class PackItem:
+    record: RankedDoc
+    rank: int
+    source: str
+    reason: Reason
+    provenance: str  # "retrieval" | "relation"
+    passages: list[Passage] = field(default_factory=list)
+    relations: list[dict] = field(default_factory=list)
+
+
+@dataclass
+class ContextPack:
+    mode: str
+    topic: str
+    task: str
+    total: int
+    matched: int
+    primary: list[PackItem] = field(default_factory=list)
+    supporting: list[PackItem] = field(default_factory=list)
+    related: list[PackItem] = field(default_factory=list)
+    recent: list[RankedDoc] = field(default_factory=list)  # time mode only
+
+    def tiers(self) -> list[tuple[str, list[PackItem]]]:
+        return [("primary", self.primary), ("supporting", self.supporting), ("related", self.related)]
+
+    def items(self) -> list[PackItem]:
+        return self.primary + self.supporting + self.related
+
+
+def explain(record: RankedDoc, link: str | None = None) -> Reason:
+    names = tuple(h.term for h in record.hits)
+    if any(h.title for h in record.hits):
+        term = next(h.term for h in record.hits if h.title)
+        fields = sum(1 for f in ("title", "summary", "body") if any(getattr(h, f) for h in record.hits))
+        if record.doc.is_media:
+            return Reason("filenameMatch", names, fields, term)
+        return Reason("direct" if len(names) >= 2 else "titleMatch", names, fields, term)
+    if any(h.summary for h in record.hits):
+        fields = sum(1 for f in ("summary", "body") if any(getattr(h, f) for h in record.hits))
+        return Reason("summaryMatch", names, fields, names[0])
+    if names:
+        body_terms = [h.term for h in record.hits if h.body]
+        return Reason("bodyMatch", names, len(body_terms), body_terms[0] if body_terms else names[0])
+    if link in ("linkTarget", "linkSource"):
+        return Reason(link)
+    return Reason("related")
+
+
+def build_context_pack(
+    ranking: Ranking, graph: LinkGraph | None = None, *, task: str = "", recent_limit: int = 5
+) -> ContextPack:
+    hits = ranking.hits
+    pack = ContextPack(ranking.mode, ranking.topic, task, ranking.total, len(hits))
+    if ranking.mode != "relevance":
+        pack.recent = ranking.ranked[:recent_limit]
+        return pack
+
+    rank_of = {r.doc.rel: i for i, r in enumerate(ranking.ranked)}
+    by_rel = {r.doc.rel: r for r in ranking.ranked}
+    top_raw = hits[0].raw if hits else 0.0
+
+    passages: dict[str, list[Passage]] = {}
+    window: dict[str, dict[str, int]] = {}
+    for record in hits[:PASSAGE_WINDOW]:
+        passages[record.doc.rel] = best_passages(record.doc, [k for k in ranking.present if k.term in record.matched])
+        lowered = record.doc.body.lower()
+        window[record.doc.rel] = {h.term: window_tf(lowered, h.term) for h in record.hits if h.body}
+    max_window: dict[str, int] = {}
+    for terms in window.values():
+        for term, count in terms.items():
+            max_window[term] = max(max_window.get(term, 0), count)
+    max_body: dict[str, int] = {}
+    for record in hits:
+        for h in record.hits:
+            if h.body:
+                max_body[h.term] = max(max_body.get(h.term, 0), h.body_tf)
+
+    def is_doc_hit(record: RankedDoc) -> bool:
+        own = window.get(record.doc.rel)
+        for h in record.hits:
+            if not h.body:
+                continue
+            if own is not None:
+                pt = own.get(h.term, 0)
+                if pt >= STRONG_BODY_TF and pt >= max_window.get(h.term, 0):
+                    return True
+            elif h.body_tf >= STRONG_BODY_TF and h.body_tf >= max_body.get(h.term, 0):
+                return True
+        return False
+
+    primary: list[RankedDoc] = []
+    body_only: list[RankedDoc] = []
+    for record in hits:
+        grounded = any(h.title or h.summary for h in record.hits)
+        if len(primary) < MAX_PRIMARY and grounded and top_raw > 0 and record.raw / top_raw >= PRIMARY_MIN_SHARE:
+            primary.append(record)
+        else:
+            body_only.append(record)
+    placed = {r.doc.rel for r in primary}
+
+    neighbours: list[tuple[str, str]] = []  # (rel, linkTarget|linkSource), in order, unique
+    if graph is not None:
+        seen = set(placed)
+        for p in primary:
+            for target in graph.outgoing_of(p.doc.rel):
+                if target not in seen and target in by_rel:
+                    seen.add(target)
+                    neighbours.append((target, "linkTarget"))
+            for source in graph.incoming_of(p.doc.rel):
+                if source not in seen and source in by_rel:
+                    seen.add(source)
+                    neighbours.append((source, "linkSource"))
+
+    supporting: list[tuple[RankedDoc, str | None]] = []
+    for record in body_only:
+        if len(supporting) >= MAX_SUPPORTING:
+            break
+        if is_doc_hit(record):
+            supporting.append((record, None))
+            placed.add(record.doc.rel)
+    for rel, tag in neighbours:
+        if len(supporting) >= MAX_SUPPORTING:
+            break
+        if rel not in placed:
+            supporting.append((by_rel[rel], tag))
+            placed.add(rel)
+
+    related: list[tuple[RankedDoc, str | None]] = []
+    for record in hits:
+        if len(related) >= MAX_RELATED:
+            break
+        if record.doc.rel not in placed:
+            related.append((record, None))
+            placed.add(record.doc.rel)
+    for rel, tag in neighbours:
+        if len(related) >= MAX_RELATED:
+            break
+        if rel not in placed:
+            related.append((by_rel[rel], tag))
+            placed.add(rel)
+
+    def make(record: RankedDoc, tag: str | None) -> PackItem:
+        reason = explain(record, tag)
+        provenance = "relation" if reason.code in ("linkTarget", "linkSource", "related") else "retrieval"
+        return PackItem(
+            record, rank_of[record.doc.rel], source_type(record.doc.rel), reason, provenance,
+            passages.get(record.doc.rel, []),
+        )
+
+    def order(items: list[PackItem]) -> list[PackItem]:
+        return sorted(items, key=lambda it: (it.rank, REASON_ORDER.get(it.reason.code, 9), it.record.doc.rel))
+
+    pack.primary = order([make(r, None) for r in primary])
+    pack.supporting = order([make(r, tag) for r, tag in supporting])
+    pack.related = order([make(r, tag) for r, tag in related])
+    if graph is not None:
+        _attach_relations(pack, graph)
+    return pack
+
+
+def _attach_relations(pack: ContextPack, graph: LinkGraph) -> None:
+    """References between items of the pack, registered on both ends; never changes membership or order."""
+    members = {it.record.doc.rel for it in pack.items()}
+    for item in pack.items():
+        rel = item.record.doc.rel
+        facts = [
+            {"type": "references", "dir": "in", "other": src, "line": line}
+            for src, line in graph.incoming_of(rel).items()
+            if src in members
+        ]
+        facts += [
+            {"type": "references", "dir": "out", "other": dst, "line": line}
+            for dst, line in graph.outgoing_of(rel).items()
+            if dst in members
+        ]
+        facts.sort(key=lambda f: (0 if f["dir"] == "in" else 1, f["line"], f["other"]))
+        item.relations = facts

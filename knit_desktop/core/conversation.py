@@ -1,0 +1,114 @@
+"""The conversation as the ranker sees it: messages, the recency window and the task line."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from .stopwords import TASK_ACK
+from .text import collapse_whitespace
+
+MAX_MESSAGES = 6
+MESSAGE_CHARS = 2000
+MAX_CHARS = 6000
+TASK_CHARS = 80
+
+
+@dataclass(frozen=True)
+class Message:
+    role: str  # "user" | "assistant"
+    text: str
+    synthetic: bool = False  # injected context (AGENTS.md, skills, notices): never ranked on
+    seq: int = -1
+
+
+@dataclass(frozen=True)
+class ConversationWindow:
+    texts: list[str]  # newest first, each cut to MESSAGE_CHARS, original case
+    task: str  # the newest substantive human message, quoted as written ('' when none)
+
+
+class MessagesFormatError(ValueError):
+    """A messages file that is not a JSON array of {role, text} objects."""
+
+
+def conversation_window(messages: list[Message]) -> ConversationWindow:
+    """Scan from the newest message back, as the reference does (knit-engine.md §1.1, §1.3)."""
+    texts: list[str] = []
+    task = ""
+    total = 0
+    for message in reversed(messages):
+        if message.synthetic or message.role not in ("user", "assistant"):
+            continue
+        if not message.text.strip():
+            continue
+        if not task and message.role == "user" and is_substantive(message.text):
+            task = task_line(message.text)
+        cut = message.text[:MESSAGE_CHARS]
+        texts.append(cut)
+        total += len(cut)
+        if len(texts) >= MAX_MESSAGES or total >= MAX_CHARS:
+            break
+    return ConversationWindow(texts=texts, task=task)
+
+
+def _word_parts(text: str) -> list[str]:
+    parts: list[str] = []
+    current: list[str] = []
+    for ch in text:
+        if ch.isalpha() or ch.isnumeric():
+            current.append(ch)
+        elif current:
+            parts.append("".join(current))
+            current = []
+    if current:
+        parts.append("".join(current))
+    return parts
+
+
+def is_substantive(text: str) -> bool:
+    tidy = collapse_whitespace(text)
+    if len(tidy) < 2 or not any(ch.isalpha() for ch in tidy):
+        return False
+    parts = [p.lower() for p in _word_parts(tidy)]
+    return not parts or not all(p in TASK_ACK for p in parts)
+
+
+def task_line(text: str) -> str:
+    tidy = collapse_whitespace(text)
+    return tidy if len(tidy) <= TASK_CHARS else tidy[: TASK_CHARS - 1] + "…"
+
+
+def parse_messages(data: object) -> list[Message]:
+    """Validate the `--messages` JSON: an array, oldest first, of {"role", "text"[, "synthetic"]}."""
+    if not isinstance(data, list):
+        raise MessagesFormatError("expected a JSON array of {\"role\", \"text\"} objects")
+    messages: list[Message] = []
+    for i, item in enumerate(data):
+        if not isinstance(item, dict):
+            raise MessagesFormatError(f"item {i} is not an object")
+        role, text = item.get("role"), item.get("text")
+        if role not in ("user", "assistant"):
+            raise MessagesFormatError(f"item {i}: \"role\" must be \"user\" or \"assistant\"")
+        if not isinstance(text, str):
+            raise MessagesFormatError(f"item {i}: \"text\" must be a string")
+        synthetic = item.get("synthetic", False)
+        if not isinstance(synthetic, bool):
+            raise MessagesFormatError(f"item {i}: \"synthetic\" must be true or false")
+        messages.append(Message(role=role, text=text, synthetic=synthetic, seq=i))
+    return messages
+
+
+def load_messages(path: str | Path) -> list[Message]:
+    """Read a messages file; raises OSError, MessagesFormatError (bad JSON is reported as a format error)."""
+    raw = Path(path).read_text(encoding="utf-8", errors="replace")
+    return messages_from_json(raw)
+
+
+def messages_from_json(raw: str) -> list[Message]:
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise MessagesFormatError(f"not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    return parse_messages(data)

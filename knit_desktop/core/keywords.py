@@ -1,0 +1,90 @@
+"""Query-side keyword extraction from the conversation window (knit-engine.md §2.1, §2.3)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .stopwords import CN_EDGE_STOP, CN_STOP_BIGRAMS, CN_STOP_CHARS, EN_STOP
+from .text import CJK_RUN, LATIN_QUERY_TOKEN, collation_key, is_latin_term
+
+KEYWORD_LIMIT = 30
+MAX_SPANS_PER_TERM = 8
+RECENCY_WEIGHTS = (3, 2)  # then 1 for every older message
+
+
+@dataclass(frozen=True)
+class Span:
+    text: str  # the whole message the term came from, original case
+    start: int
+    end: int
+
+
+@dataclass
+class Keyword:
+    term: str
+    weight: float  # the extraction score: weighted occurrences x len(term)^2
+    spans: list[Span] = field(default_factory=list)
+
+
+def recency_weight(index: int) -> int:
+    return RECENCY_WEIGHTS[index] if index < len(RECENCY_WEIGHTS) else 1
+
+
+def candidate_spans(text: str) -> list[tuple[str, int, int]]:
+    """Every candidate term of one message with its position: Latin tokens first, then CJK 2- and 3-grams."""
+    out: list[tuple[str, int, int]] = []
+    for match in LATIN_QUERY_TOKEN.finditer(text):
+        term = match.group(0).lower()
+        if term not in EN_STOP:
+            out.append((term, match.start(), match.end()))
+    for match in CJK_RUN.finditer(text):
+        run, base = match.group(0), match.start()
+        if len(run) < 2:
+            continue
+        for size in (2, 3):
+            for i in range(len(run) - size + 1):
+                gram = run[i : i + size]
+                if size == 2 and gram in CN_STOP_BIGRAMS:
+                    continue
+                if all(ch in CN_STOP_CHARS for ch in gram):
+                    continue
+                out.append((gram, base + i, base + i + size))
+    return out
+
+
+def extract_keywords(texts_newest_first: list[str], limit: int = KEYWORD_LIMIT) -> list[Keyword]:
+    seen: dict[str, int] = {}
+    weighted: dict[str, int] = {}
+    spans: dict[str, list[Span]] = {}
+    for index, text in enumerate(texts_newest_first):
+        w = recency_weight(index)
+        for term, start, end in candidate_spans(text):
+            seen[term] = seen.get(term, 0) + 1
+            weighted[term] = weighted.get(term, 0) + w
+            bucket = spans.setdefault(term, [])
+            if len(bucket) < MAX_SPANS_PER_TERM:
+                bucket.append(Span(text, start, end))
+
+    scored: list[Keyword] = []
+    for term, count in seen.items():
+        if not is_latin_term(term):
+            if term[0] in CN_EDGE_STOP or term[-1] in CN_EDGE_STOP:
+                continue
+            if count < 2 and weighted[term] < 3:
+                continue
+        scored.append(Keyword(term, weighted[term] * len(term) ** 2, spans[term]))
+    scored.sort(key=lambda k: (-k.weight, collation_key(k.term)))
+
+    picked: list[Keyword] = []
+    for keyword in scored:
+        if any(keyword.term in p.term or p.term in keyword.term for p in picked):
+            continue
+        picked.append(keyword)
+        if len(picked) >= limit:
+            break
+    return picked
+
+
+def query_keywords(query: str) -> list[Keyword]:
+    """An explicit query is one newest message (weight 3)."""
+    return extract_keywords([query]) if query.strip() else []

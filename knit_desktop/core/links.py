@@ -1,0 +1,145 @@
+"""Citations between documents: backticked paths, Markdown links and bare paths (knit-engine.md §5.5).
+
+Resolution never guesses: a reference that does not name exactly one workspace document is dropped.
+"""
+
+from __future__ import annotations
+
+import bisect
+import posixpath
+import re
+from dataclasses import dataclass, field
+from urllib.parse import unquote
+
+MAX_REFS_PER_DOC = 500
+LINK_TARGET_EXTENSIONS = (".md", ".markdown", ".txt", ".pdf")
+
+_BACKTICK = re.compile(r"`([^`\n]+)`")
+_MD_LINK = re.compile(r"\[[^\]\n]*\]\(\s*<?([^)\s>]+)")
+_SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.IGNORECASE)
+_BARE = re.compile(
+    r"(?:^|(?<=[\s(（]))((?:[\w.@+-]+/)*[\w.@+-]+\.(?:md|markdown|txt|pdf))(?![\w.])", re.IGNORECASE | re.MULTILINE
+)
+
+
+@dataclass(frozen=True)
+class Ref:
+    raw: str
+    line: int  # 1-based line of the mention in the referring file
+
+
+def _clean(candidate: str) -> str | None:
+    candidate = candidate.strip().split("#", 1)[0]
+    if not candidate or _SCHEME.match(candidate):
+        return None
+    if not candidate.lower().endswith(LINK_TARGET_EXTENSIONS):
+        return None
+    return candidate
+
+
+def _blank(match: re.Match) -> str:
+    return " " * (match.end() - match.start())
+
+
+def extract_refs(text: str) -> list[Ref]:
+    """References in a Markdown body, first mention first, duplicates dropped, at most 500."""
+    found: list[tuple[int, str]] = []
+    for m in _BACKTICK.finditer(text):
+        cand = _clean(m.group(1))
+        if cand:
+            found.append((m.start(), cand))
+    for m in _MD_LINK.finditer(text):
+        cand = _clean(unquote(m.group(1)))
+        if cand:
+            found.append((m.start(1), cand))
+    # Bare paths are looked for where backtick spans and link targets are blanked out, so
+    # `00_ Knit PRD/x.md` does not also yield PRD/x.md.
+    masked = _BACKTICK.sub(_blank, text)
+    masked = re.sub(r"\]\([^)\n]*\)", _blank, masked)
+    for m in _BARE.finditer(masked):
+        cand = _clean(m.group(1))
+        if cand:
+            found.append((m.start(1), cand))
+    found.sort(key=lambda f: f[0])
+    refs: list[Ref] = []
+    seen: set[str] = set()
+    line_starts = _line_starts(text)
+    for offset, cand in found:
+        if cand in seen:
+            continue
+        seen.add(cand)
+        refs.append(Ref(cand, line_of(line_starts, offset)))
+        if len(refs) >= MAX_REFS_PER_DOC:
+            break
+    return refs
+
+
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    pos = text.find("\n")
+    while pos >= 0:
+        starts.append(pos + 1)
+        pos = text.find("\n", pos + 1)
+    return starts
+
+
+def line_of(line_starts: list[int], offset: int) -> int:
+    """1-based line number of a character offset."""
+    return bisect.bisect_right(line_starts, offset)
+
+
+class LinkResolver:
+    """Maps a reference from one document to a workspace document, or to None when that would be a guess."""
+
+    def __init__(self, rels: list[str]) -> None:
+        self.rels = set(rels)
+        self.by_basename: dict[str, list[str]] = {}
+        for rel in rels:
+            self.by_basename.setdefault(posixpath.basename(rel), []).append(rel)
+        self._sorted = sorted(rels)
+
+    def resolve(self, referrer: str, raw: str) -> str | None:
+        cand = raw[2:] if raw.startswith("./") else raw
+        if not cand:
+            return None
+        if ".." not in cand.split("/"):
+            directory = posixpath.dirname(referrer)
+            joined = f"{directory}/{cand}" if directory else cand
+            if joined in self.rels:
+                return joined
+            if cand.lstrip("/") in self.rels:
+                return cand.lstrip("/")
+        if cand.startswith("-"):
+            matches = [r for r in self._sorted if r.endswith(cand)]
+            return matches[0] if len(matches) == 1 else None
+        same_name = self.by_basename.get(posixpath.basename(cand), [])
+        return same_name[0] if len(same_name) == 1 else None
+
+
+@dataclass
+class LinkGraph:
+    out: dict[str, dict[str, int]] = field(default_factory=dict)  # source -> {target: line of first mention}
+    incoming: dict[str, dict[str, int]] = field(default_factory=dict)  # target -> {source: line in source}
+
+    def add(self, source: str, target: str, line: int) -> None:
+        if source == target:
+            return
+        self.out.setdefault(source, {}).setdefault(target, line)
+        self.incoming.setdefault(target, {}).setdefault(source, line)
+
+    def outgoing_of(self, rel: str) -> dict[str, int]:
+        return self.out.get(rel, {})
+
+    def incoming_of(self, rel: str) -> dict[str, int]:
+        return self.incoming.get(rel, {})
+
+
+def build_graph(refs_by_doc: dict[str, list[Ref]], rels: list[str]) -> LinkGraph:
+    resolver = LinkResolver(rels)
+    graph = LinkGraph()
+    for source in sorted(refs_by_doc):
+        for ref in refs_by_doc[source]:
+            target = resolver.resolve(source, ref.raw)
+            if target is not None:
+                graph.add(source, target, ref.line)
+    return graph

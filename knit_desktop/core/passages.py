@@ -1,0 +1,241 @@
+"""Matched passages: the part of a document that carries the topic, cited by line range (and page for PDFs)."""
+
+from __future__ import annotations
+
+import bisect
+import math
+import re
+from dataclasses import dataclass
+
+from .documents import Document
+from .keywords import Keyword
+from .text import collapse_whitespace, count_occurrences
+
+PASSAGE_CHARS = 1200
+MIN_PASSAGE_CHARS = 300
+HARD_SPLIT_OVERLAP = 64
+MAX_PASSAGES_PER_FILE = 200
+PASSAGES_PER_DOC = 2
+SNIPPET_CHARS = 200
+SNIPPET_LEAD = 40
+BODY_B = 0.75
+K1 = 1.2
+QW_EXPONENT = 0.25
+TF_CAP = 20
+
+_HEADING = re.compile(r"^#{1,6}\s")
+
+
+@dataclass(frozen=True)
+class Passage:
+    start_offset: int  # body[start_offset:end_offset] is the passage
+    end_offset: int
+    start_line: int  # 1-based, inclusive; within the page for PDFs
+    end_line: int
+    page: int | None = None
+    terms: tuple[str, ...] = ()
+    snippet: str = ""
+
+    def to_json(self) -> dict:
+        out: dict = {"start_line": self.start_line, "end_line": self.end_line}
+        if self.page is not None:
+            out["page"] = self.page
+        out.update(
+            start_offset=self.start_offset, end_offset=self.end_offset, terms=list(self.terms), snippet=self.snippet
+        )
+        return out
+
+
+class _Lines:
+    def __init__(self, body: str) -> None:
+        self.body = body
+        self.starts = [0]
+        pos = body.find("\n")
+        while pos >= 0:
+            self.starts.append(pos + 1)
+            pos = body.find("\n", pos + 1)
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def span(self, i: int) -> tuple[int, int]:
+        end = self.starts[i + 1] - 1 if i + 1 < len(self.starts) else len(self.body)
+        return self.starts[i], end
+
+    def text(self, i: int) -> str:
+        s, e = self.span(i)
+        return self.body[s:e]
+
+    def line_of(self, offset: int) -> int:
+        return bisect.bisect_right(self.starts, offset)  # 1-based
+
+
+def _sections(doc: Document, lines: _Lines) -> list[list[int]]:
+    """Line indices per section: Markdown is cut at headings, PDFs at pages, plain text is one section."""
+    n = len(lines)
+    cuts = {0}
+    if doc.kind == "md":
+        in_fence = False
+        for i in range(n):
+            stripped = lines.text(i).strip()
+            if stripped.startswith(("```", "~~~")):
+                in_fence = not in_fence
+            elif not in_fence and i > 0 and _HEADING.match(lines.text(i)):
+                cuts.add(i)
+    elif doc.kind == "pdf":
+        for start in doc.page_starts[1:]:
+            cuts.add(lines.line_of(start) - 1)
+    ordered = sorted(c for c in cuts if c < n)
+    bounds = ordered + [n]
+    return [list(range(bounds[i], bounds[i + 1])) for i in range(len(ordered))]
+
+
+def _chunk_section(section: list[int], lines: _Lines) -> list[tuple[int, int]]:
+    """Offsets of the passages of one section, closed before 1200 characters, preferably at a blank line."""
+    out: list[tuple[int, int]] = []
+    current: list[int] = []
+
+    def length(ids: list[int]) -> int:
+        return lines.span(ids[-1])[1] - lines.span(ids[0])[0] if ids else 0
+
+    def emit(ids: list[int]) -> None:
+        if ids:
+            out.append((lines.span(ids[0])[0], lines.span(ids[-1])[1]))
+
+    for i in section:
+        s, e = lines.span(i)
+        if e - s > PASSAGE_CHARS:
+            emit(current)
+            current = []
+            step = PASSAGE_CHARS - HARD_SPLIT_OVERLAP
+            pos = s
+            while pos < e:
+                out.append((pos, min(e, pos + PASSAGE_CHARS)))
+                if pos + PASSAGE_CHARS >= e:
+                    break
+                pos += step
+            continue
+        while current and e - lines.span(current[0])[0] > PASSAGE_CHARS:
+            cut = None
+            for k in range(len(current) - 1, 0, -1):
+                if not lines.text(current[k]).strip() and length(current[:k]) >= MIN_PASSAGE_CHARS:
+                    cut = k
+                    break
+            if cut is None:
+                emit(current)
+                current = []
+            else:
+                emit(current[:cut])
+                current = current[cut:]
+        current.append(i)
+    emit(current)
+    return out
+
+
+def _trim(body: str, start: int, end: int) -> tuple[int, int]:
+    """Drop leading and trailing blank lines (whole lines only, so offsets stay on line boundaries)."""
+    while start < end:
+        nl = body.find("\n", start, end)
+        if nl < 0 or body[start:nl].strip():
+            break
+        start = nl + 1
+    while end > start:
+        nl = body.rfind("\n", start, end)
+        if nl < 0 or body[nl + 1 : end].strip():
+            break
+        end = nl
+    return start, end
+
+
+def chunk_document(doc: Document) -> list[tuple[int, int]]:
+    body = doc.body
+    if not body:
+        return []
+    lines = _Lines(body)
+    raw: list[tuple[int, int]] = []
+    for section in _sections(doc, lines):
+        raw.extend(_chunk_section(section, lines))
+    trimmed = [(s, e) for s, e in (_trim(body, s, e) for s, e in raw) if body[s:e].strip()]
+    merged: list[tuple[int, int]] = []
+    for s, e in trimmed:
+        if merged:
+            ps, pe = merged[-1]
+            if pe - ps < MIN_PASSAGE_CHARS and e - ps <= PASSAGE_CHARS and _page(doc, ps) == _page(doc, s) and s >= pe:
+                merged[-1] = (ps, e)
+                continue
+        merged.append((s, e))
+    return merged[:MAX_PASSAGES_PER_FILE]
+
+
+def _page(doc: Document, offset: int) -> int | None:
+    if not doc.page_starts:
+        return None
+    return bisect.bisect_right(doc.page_starts, offset)
+
+
+def snippet_for(text: str, terms: list[str]) -> str:
+    tidy = collapse_whitespace(text)
+    lowered = tidy.lower()
+    positions = [p for p in (lowered.find(t) for t in terms) if p >= 0]
+    first = min(positions) if positions else 0
+    start = max(0, first - SNIPPET_LEAD)
+    end = min(len(tidy), start + SNIPPET_CHARS)
+    if end - start < SNIPPET_CHARS:
+        start = max(0, end - SNIPPET_CHARS)
+    piece = tidy[start:end].strip()
+    return ("…" if start > 0 else "") + piece + ("…" if end < len(tidy) else "")
+
+
+def best_passages(doc: Document, keywords: list[Keyword], limit: int = PASSAGES_PER_DOC) -> list[Passage]:
+    """Score every passage as a body-only document with the same BM25 and keywords; keep the best two."""
+    chunks = chunk_document(doc)
+    if not chunks or not keywords:
+        return []
+    texts = [doc.body[s:e].lower() for s, e in chunks]
+    n = len(texts)
+    avg = sum(len(t) for t in texts) / n
+    max_weight = max(k.weight for k in keywords)
+    scores = [0.0] * n
+    hit_terms: list[list[str]] = [[] for _ in range(n)]
+    for keyword in keywords:
+        counts = [count_occurrences(keyword.term, t) for t in texts]
+        df = sum(1 for c in counts if c)
+        if not df:
+            continue
+        idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+        factor = (keyword.weight / max_weight) ** QW_EXPONENT * idf
+        for i, c in enumerate(counts):
+            if c:
+                tf = min(c, TF_CAP)
+                norm = len(texts[i]) / avg if avg > 0 else 0.0
+                scores[i] += factor * tf * (K1 + 1) / (tf + K1 * (1 - BODY_B + BODY_B * norm))
+                hit_terms[i].append(keyword.term)
+    ranked = sorted((i for i in range(n) if scores[i] > 0), key=lambda i: (-scores[i], chunks[i][0]))[:limit]
+    ranked.sort(key=lambda i: chunks[i][0])
+    lines = _Lines(doc.body)
+    out: list[Passage] = []
+    for i in ranked:
+        s, e = chunks[i]
+        page = _page(doc, s)
+        first, last = lines.line_of(s), lines.line_of(max(s, e - 1))
+        if page is not None:
+            base = lines.line_of(doc.page_starts[page - 1]) - 1
+            first, last = first - base, last - base
+        out.append(Passage(s, e, first, last, page, tuple(hit_terms[i]), snippet_for(doc.body[s:e], hit_terms[i])))
+    return out
+
+
+def window_tf(body_lower: str, term: str, window: int = PASSAGE_CHARS) -> int:
+    """The most occurrences of `term` inside any `window`-character stretch of the body."""
+    positions = []
+    pos = body_lower.find(term)
+    while pos >= 0:
+        positions.append(pos)
+        pos = body_lower.find(term, pos + len(term))
+    best = 0
+    lo = 0
+    for hi, p in enumerate(positions):
+        while p + len(term) - positions[lo] > window:
+            lo += 1
+        best = max(best, hi - lo + 1)
+    return best

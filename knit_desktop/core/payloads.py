@@ -1,0 +1,76 @@
+"""JSON shapes of the command line and the agent tool. No scores, no bodies, no absolute paths."""
+
+from __future__ import annotations
+
+from .context_pack import ContextPack, PackItem
+from .ranking import Ranking
+
+TOOL_RELATIONS = 2
+
+
+def rank_payload(ranking: Ranking, limit: int | None = None) -> dict:
+    ranked = ranking.ranked if limit is None else ranking.ranked[:limit]
+    return {
+        "mode": ranking.mode,
+        "topic": ranking.topic,
+        "keywords": ranking.matched_terms,
+        "total": ranking.total,
+        "results": [
+            {
+                "rel": r.doc.rel,
+                "kind": r.doc.kind,
+                "title": r.doc.title,
+                "summary": r.doc.summary,
+                "mtime_ms": r.doc.mtime_ms,
+                "matched": r.matched,
+            }
+            for r in ranked
+        ],
+    }
+
+
+def item_payload(item: PackItem, relations_limit: int = TOOL_RELATIONS) -> dict:
+    doc = item.record.doc
+    out: dict = {
+        "rel": doc.rel,
+        "title": doc.title,
+        "summary": doc.summary,
+        "mtime_ms": doc.mtime_ms,
+        "kind": doc.kind,
+        "source": item.source,
+        "reason": item.reason.to_json(),
+        "provenance": item.provenance,
+    }
+    if item.relations:
+        out["relations"] = item.relations[:relations_limit]
+        if len(item.relations) > relations_limit:
+            out["relations_total"] = len(item.relations)
+    if item.passages:
+        out["snippet"] = item.passages[0].snippet
+        out["matches"] = [p.to_json() for p in item.passages]
+    return out
+
+
+def context_payload(pack: ContextPack, relations_limit: int = TOOL_RELATIONS) -> dict:
+    out: dict = {
+        "mode": pack.mode,
+        "topic": pack.topic,
+        "task": pack.task,
+        "total": pack.total,
+        "primary": [item_payload(i, relations_limit) for i in pack.primary],
+        "supporting": [item_payload(i, relations_limit) for i in pack.supporting],
+        "related": [item_payload(i, relations_limit) for i in pack.related],
+        "totals": {
+            "primary": len(pack.primary),
+            "supporting": len(pack.supporting),
+            "related": len(pack.related),
+            "matched": pack.matched,
+            "total": pack.total,
+        },
+    }
+    if pack.mode == "time":
+        out["docs"] = [
+            {"rel": r.doc.rel, "title": r.doc.title, "summary": r.doc.summary, "mtime_ms": r.doc.mtime_ms}
+            for r in pack.recent
+        ]
+    return out

@@ -1,0 +1,63 @@
+"""PDF text extraction with PyMuPDF. PyMuPDF is not thread-safe: callers keep every call on one thread."""
+
+from __future__ import annotations
+
+import pymupdf
+
+from .documents import BODY_CAP_BYTES, SUMMARY_CHARS, Document, SkipFile
+from .text import collapse_whitespace, truncate
+
+pymupdf.TOOLS.mupdf_display_errors(False)  # corrupt files are reported through our status, not stderr
+
+
+def _meaningful_lines(text: str):
+    for line in text.splitlines():
+        tidy = collapse_whitespace(line)
+        if len(tidy) >= 3 and any(ch.isalpha() for ch in tidy):
+            yield tidy
+
+
+def extract_pdf(path: str, rel: str, mtime_ms: int, size: int) -> Document:
+    try:
+        pdf = pymupdf.open(path, filetype="pdf")
+    except Exception as exc:  # PyMuPDF raises its own types for damaged files
+        raise ValueError(f"not a readable PDF ({exc})") from None
+    with pdf:
+        if pdf.needs_pass:
+            raise SkipFile("encrypted PDF (a password is required)")
+        parts: list[str] = []
+        page_starts: list[int] = []
+        used = 0
+        truncated = False
+        for page in pdf:
+            text = page.get_text("text")
+            if text and not text.endswith("\n"):
+                text += "\n"
+            page_starts.append(used)
+            if used + len(text) > BODY_CAP_BYTES:
+                text = text[: max(0, BODY_CAP_BYTES - used)]
+                truncated = True
+            parts.append(text)
+            used += len(text)
+            if truncated:
+                break
+        metadata_title = collapse_whitespace((pdf.metadata or {}).get("title") or "")
+    body = "".join(parts)
+    if not body.strip():
+        raise SkipFile("no text layer — scanned PDF?")
+    lines = list(_meaningful_lines(body[:16384]))
+    name = rel.rsplit("/", 1)[-1]
+    title = metadata_title or (lines[0] if lines else "") or name.rsplit(".", 1)[0]
+    title = truncate(title, 120)
+    summary_line = next((line for line in lines if line != title), "")
+    return Document(
+        rel=rel,
+        kind="pdf",
+        title=title,
+        summary=truncate(summary_line, SUMMARY_CHARS),
+        mtime_ms=mtime_ms,
+        size=size,
+        body=body,
+        truncated=truncated,
+        page_starts=page_starts,
+    )

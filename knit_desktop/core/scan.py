@@ -1,0 +1,77 @@
+"""Walking a workspace: which files are candidates, which directories are never entered, and why."""
+
+from __future__ import annotations
+
+import os
+import stat as stat_module
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from .documents import kind_for_name
+
+MAX_DEPTH = 6
+SKIPPED_DIRS = frozenset(
+    ["node_modules", ".git", ".hg", ".svn", ".DSH", ".dsh", "dist", "build", "out", ".next", ".nuxt", ".cache", ".turbo", "__pycache__", ".venv", "venv", "env", "target", "coverage", ".idea", ".vscode", ".gradle", "Pods", "DerivedData"]
+)
+
+
+def is_skipped_dir(name: str) -> bool:
+    return name.startswith(".") or name in SKIPPED_DIRS
+
+
+@dataclass(frozen=True)
+class Candidate:
+    path: str  # absolute
+    rel: str  # forward slashes, relative to the workspace root
+    kind: str
+    size: int
+    mtime_ms: int
+
+
+@dataclass(frozen=True)
+class FileStatus:
+    rel: str
+    state: str  # "indexed" | "skipped" | "failed"
+    reason: str = ""
+
+
+def walk_workspace(root: str, statuses: list[FileStatus] | None = None) -> Iterator[Candidate]:
+    """Breadth-first walk from `root` (already resolved). Directory symlinks are not followed, so a symlink
+    loop cannot trap the walk; a file symlink counts when it points at a regular file."""
+    queue: deque[tuple[str, str, int]] = deque([(root, "", 0)])
+    while queue:
+        directory, prefix, depth = queue.popleft()
+        try:
+            with os.scandir(directory) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            if statuses is not None:
+                statuses.append(FileStatus(prefix.rstrip("/") or ".", "failed", f"cannot list directory: {exc.strerror}"))
+            continue
+        for entry in entries:
+            rel = prefix + entry.name
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if is_skipped_dir(entry.name):
+                        continue
+                    if depth < MAX_DEPTH:
+                        queue.append((entry.path, rel + "/", depth + 1))
+                    continue
+                kind = kind_for_name(entry.name)
+                if kind is None:
+                    continue
+                stat = entry.stat(follow_symlinks=True)
+            except OSError as exc:
+                if statuses is not None and kind_for_name(entry.name):
+                    statuses.append(FileStatus(rel, "failed", f"cannot read file information: {exc.strerror}"))
+                continue
+            if not _is_regular(stat):
+                if statuses is not None:
+                    statuses.append(FileStatus(rel, "skipped", "not a regular file"))
+                continue
+            yield Candidate(entry.path, rel, kind, stat.st_size, int(stat.st_mtime_ns // 1_000_000))
+
+
+def _is_regular(stat: os.stat_result) -> bool:
+    return stat_module.S_ISREG(stat.st_mode)
