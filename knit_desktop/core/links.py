@@ -1,6 +1,8 @@
 """Citations between documents: backticked paths, Markdown links and bare paths (knit-engine.md §5.5).
 
 Resolution never guesses: a reference that does not name exactly one workspace document is dropped.
+`../` is resolved exactly against the referring file (the reference engine only reached such targets
+through the unique-basename rule), and a path that climbs out of the workspace resolves to nothing.
 """
 
 from __future__ import annotations
@@ -102,13 +104,12 @@ class LinkResolver:
         cand = raw[2:] if raw.startswith("./") else raw
         if not cand:
             return None
-        if ".." not in cand.split("/"):
-            directory = posixpath.dirname(referrer)
-            joined = f"{directory}/{cand}" if directory else cand
-            if joined in self.rels:
-                return joined
-            if cand.lstrip("/") in self.rels:
-                return cand.lstrip("/")
+        directory = posixpath.dirname(referrer)
+        joined = posixpath.normpath(posixpath.join(directory, cand))
+        if not joined.startswith("../") and joined in self.rels:  # exact, and never outside the workspace
+            return joined
+        if cand.lstrip("/") in self.rels:
+            return cand.lstrip("/")
         if cand.startswith("-"):
             matches = [r for r in self._sorted if r.endswith(cand)]
             return matches[0] if len(matches) == 1 else None

@@ -1,0 +1,52 @@
+"""Shared fixtures. Qt runs offscreen and the app's own data goes to a temp dir in every test."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+NOW_MS = 1_780_000_000_000  # a fixed clock: 2026-05-28
+
+
+@pytest.fixture(autouse=True)
+def _isolated_app_home(tmp_path_factory, monkeypatch):
+    home = tmp_path_factory.mktemp("knit-home")
+    monkeypatch.setenv("KNIT_DESKTOP_HOME", str(home))
+    return home
+
+
+@pytest.fixture
+def now_ms() -> int:
+    return NOW_MS
+
+
+def write_file(root: Path, rel: str, content: str | bytes, mtime_ms: int | None = None) -> Path:
+    """Write a workspace file, optionally with a pinned modification time."""
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content, encoding="utf-8")
+    if mtime_ms is not None:
+        os.utime(path, ns=(mtime_ms * 1_000_000, mtime_ms * 1_000_000))
+    return path
+
+
+@pytest.fixture
+def make_workspace(tmp_path):
+    """Build a workspace from {rel: content} or {rel: (content, mtime_ms)}; returns its root."""
+
+    def build(files: dict, name: str = "ws") -> Path:
+        root = tmp_path / name
+        root.mkdir(parents=True, exist_ok=True)
+        for rel, spec in files.items():
+            content, mtime = spec if isinstance(spec, tuple) else (spec, NOW_MS - 30 * 86_400_000)
+            write_file(root, rel, content, mtime)
+        return root
+
+    return build

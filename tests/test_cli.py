@@ -1,0 +1,156 @@
+import json
+import subprocess
+import sys
+
+import pytest
+
+from knit_desktop import __version__
+
+DAY = 86_400_000
+
+
+def run(*args, stdin=None):
+    return subprocess.run(
+        [sys.executable, "-m", "knit_desktop", *args], capture_output=True, text=True, input=stdin, timeout=60
+    )
+
+
+@pytest.fixture
+def ws(make_workspace, now_ms):
+    return make_workspace(
+        {
+            "docs/cache.md": ("# Attachment cache\n\nEviction rules for the attachment cache.\n", now_ms - DAY),
+            "docs/sync.md": ("# Sync\n\nVector clocks; attachments follow `docs/cache.md`.\n", now_ms - 2 * DAY),
+            "notes/todo.txt": ("Todo list\ncheck cache size\n", now_ms - 3 * DAY),
+            "shots/cache-graph.png": (b"\x89PNG\r\n\x1a\n", now_ms - 4 * DAY),
+        }
+    )
+
+
+def test_version():
+    out = run("--version")
+    assert out.returncode == 0 and out.stdout.strip() == f"knit-desktop {__version__}"
+
+
+def test_rank_json_shape_and_order(ws, now_ms):
+    out = run("rank", "--workspace", str(ws), "--query", "attachment cache", "--now", str(now_ms), "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert set(data) == {"mode", "topic", "keywords", "total", "results"}
+    assert data["mode"] == "relevance" and data["total"] == 3
+    assert [r["rel"] for r in data["results"]] == ["docs/cache.md", "docs/sync.md", "notes/todo.txt"]
+    first = data["results"][0]
+    assert set(first) == {"rel", "kind", "title", "summary", "mtime_ms", "matched"}
+    assert first["kind"] == "md" and first["title"] == "Attachment cache" and first["mtime_ms"] == now_ms - DAY
+    assert first["matched"] == ["attachment", "cache"]
+    assert "score" not in out.stdout
+
+
+def test_rank_kinds_sort_and_limit(ws, now_ms):
+    base = ["rank", "--workspace", str(ws), "--now", str(now_ms), "--json", "--query", "cache"]
+    media = json.loads(run(*base, "--kind", "media").stdout)
+    assert [r["rel"] for r in media["results"]] == ["shots/cache-graph.png"]
+    assert media["results"][0]["kind"] == "image"
+    everything = json.loads(run(*base, "--kind", "all").stdout)
+    assert everything["total"] == 4
+    by_time = json.loads(run(*base, "--sort", "time", "--limit", "2").stdout)
+    assert by_time["mode"] == "time" and [r["rel"] for r in by_time["results"]] == ["docs/cache.md", "docs/sync.md"]
+    assert by_time["total"] == 3
+
+
+def test_rank_from_messages_file_and_stdin(ws, tmp_path, now_ms):
+    messages = [
+        {"role": "user", "text": "Tell me about vector clocks"},
+        {"role": "user", "text": "AGENTS.md: cache cache cache", "synthetic": True},
+        {"role": "assistant", "text": "Vector clocks order concurrent edits."},
+    ]
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(messages), encoding="utf-8")
+    args = ["rank", "--workspace", str(ws), "--now", str(now_ms), "--json"]
+    from_file = json.loads(run(*args, "--messages", str(path)).stdout)
+    from_stdin = json.loads(run(*args, "--messages", "-", stdin=json.dumps(messages)).stdout)
+    assert from_file == from_stdin
+    assert from_file["results"][0]["rel"] == "docs/sync.md"
+    assert "cache" not in from_file["keywords"]
+
+
+def test_rank_human_output(ws, now_ms):
+    out = run("rank", "--workspace", str(ws), "--query", "cache", "--now", str(now_ms))
+    assert out.returncode == 0
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith("Sorted by relevance")
+    assert "1. docs/cache.md — Attachment cache" in out.stdout
+
+
+def test_context_json_shape(ws, now_ms):
+    out = run("context", "--workspace", str(ws), "--query", "attachment cache eviction", "--now", str(now_ms), "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert {"mode", "topic", "total", "primary", "supporting", "related", "totals"} <= set(data)
+    primary = data["primary"][0]
+    assert primary["rel"] == "docs/cache.md"
+    assert {"rel", "title", "summary", "mtime_ms", "kind", "source", "reason", "provenance"} <= set(primary)
+    assert set(primary["reason"]) == {"code", "terms", "fields", "term"}
+    match = primary["matches"][0]
+    assert match["start_line"] == 1 and match["end_line"] >= 3
+    assert "/" + str(ws).strip("/") not in out.stdout  # no absolute paths
+
+
+def test_context_human_output(ws, now_ms):
+    out = run("context", "--workspace", str(ws), "--query", "attachment cache", "--now", str(now_ms))
+    assert "Primary (read these first):" in out.stdout
+    assert "Why: direct topic match in the title (attachment, cache)" in out.stdout
+    assert "match: lines 1–3" in out.stdout
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("not json", "not valid JSON"),
+        ('{"role": "user"}', "expected a JSON array"),
+        ('[{"role": "bot", "text": "x"}]', "\"role\" must be"),
+        ('[{"role": "user", "text": 3}]', "\"text\" must be a string"),
+    ],
+)
+def test_bad_messages_exit_2_with_one_line(ws, tmp_path, content, message):
+    path = tmp_path / "bad.json"
+    path.write_text(content, encoding="utf-8")
+    out = run("rank", "--workspace", str(ws), "--messages", str(path))
+    assert out.returncode == 2 and out.stdout == ""
+    assert len(out.stderr.strip().splitlines()) == 1 and message in out.stderr
+
+
+def test_unreadable_messages_file_and_bad_arguments_exit_2(ws, tmp_path):
+    for args in (
+        ["rank", "--workspace", str(ws), "--messages", str(tmp_path / "missing.json")],
+        ["rank", "--workspace", str(ws), "--limit", "0"],
+        ["rank", "--workspace", str(ws), "--kind", "code"],
+        ["rank", "--workspace", str(ws), "--now", "yesterday"],
+        ["rank", "--query", "x"],
+        ["context", "--workspace", str(ws), "--query", "a", "--messages", "b"],
+    ):
+        out = run(*args)
+        assert out.returncode == 2, args
+        assert out.stdout == "" and len(out.stderr.strip().splitlines()) == 1, args
+
+
+def test_missing_workspace_exits_3(tmp_path):
+    out = run("rank", "--workspace", str(tmp_path / "nope"), "--query", "x")
+    assert out.returncode == 3 and out.stdout == "" and "workspace not found" in out.stderr
+
+
+def test_index_reports_per_file_status(make_workspace):
+    root = make_workspace({"a.md": "# A", "b.md": b"\x00binary\x00" * 50})
+    out = run("index", "--workspace", str(root), "--json")
+    data = json.loads(out.stdout)
+    assert data["counts"] == {"indexed": 1, "skipped": 1, "failed": 0}
+    assert {"rel": "b.md", "state": "skipped", "reason": "binary content in a text file"} in data["files"]
+    human = run("index", "--workspace", str(root))
+    assert "1 indexed, 1 skipped, 0 failed" in human.stdout and "b.md: binary" in human.stdout
+
+
+def test_default_command_is_honest_about_the_missing_window():
+    out = run("--demo")
+    assert out.returncode == 0
+    assert "window is not part of this build" in out.stderr
+    assert "Primary (read these first):" in out.stdout

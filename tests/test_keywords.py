@@ -1,0 +1,133 @@
+from knit_desktop.core.conversation import Message, conversation_window, is_substantive, task_line
+from knit_desktop.core.keywords import candidate_spans, extract_keywords, query_keywords
+from knit_desktop.core.text import collation_key
+
+
+def terms(texts):
+    return [k.term for k in extract_keywords(texts)]
+
+
+def test_latin_tokens_are_3_to_30_chars_lowercased_and_split_on_punctuation():
+    spans = candidate_spans("ctx.sidebarRightTabs go a1 BM25f")
+    assert [s[0] for s in spans] == ["ctx", "sidebarrighttabs", "bm25f"]
+    assert spans[1][1:] == (4, 20)
+
+
+def test_long_latin_runs_split_into_30_character_pieces():
+    pieces = [s[0] for s in candidate_spans("a" * 35 + " " + "b" * 31)]
+    assert pieces == ["a" * 30, "a" * 5, "b" * 30]  # a 1-character rest is dropped
+
+
+def test_english_stop_words_are_dropped():
+    assert terms(["the function should return this value"]) == ["value"]
+
+
+def test_cjk_runs_emit_every_bigram_then_every_trigram():
+    spans = candidate_spans("排序算法")
+    assert [s[0] for s in spans] == ["排序", "序算", "算法", "排序算", "序算法"]
+    assert spans[3][1:] == (0, 3)
+
+
+def test_cjk_single_characters_emit_nothing_and_stop_grams_are_dropped():
+    assert candidate_spans("图 和 表") == []
+    assert "我们" not in [s[0] for s in candidate_spans("我们的索引")]  # stop bigram
+    assert "的了" not in [s[0] for s in candidate_spans("的了")]  # only stop characters
+
+
+def test_cjk_edge_characters_drop_cross_word_fragments():
+    picked = terms(["索引的设计"])
+    assert "引的" not in picked and "的设" not in picked and "的设计" not in picked
+    assert "设计" in picked
+
+
+def test_dui_is_not_an_edge_character():
+    assert "对比" in terms(["对比"])
+
+
+def test_cjk_threshold_newest_message_or_seen_twice():
+    # Once in an older message: weighted 2 < 3 and seen 1 -> dropped.
+    assert "缓存" not in terms(["别的话题", "缓存"])
+    # Twice across older messages -> kept.
+    assert "缓存" in terms(["别的话题", "缓存", "缓存"])
+    # Once in the newest message -> kept.
+    assert "缓存" in terms(["缓存"])
+
+
+def test_latin_terms_need_one_occurrence_anywhere():
+    assert "webhook" in terms(["x y z", "a b", "c d", "webhook"])
+
+
+def test_recency_weights_and_length_squared_score():
+    keywords = {k.term: k.weight for k in extract_keywords(["alpha", "alpha beta", "beta", "gamma"])}
+    assert keywords["alpha"] == (3 + 2) * 25
+    assert keywords["beta"] == (2 + 1) * 16
+    assert keywords["gamma"] == 1 * 25
+
+
+def test_greedy_de_overlap_keeps_both_overlapping_trigrams_and_drops_contained_terms():
+    assert terms(["项目文档"]) == ["目文档", "项目文"]
+
+
+def test_de_overlap_works_across_latin_terms():
+    assert terms(["mtimems mtime"]) == ["mtimems"]
+
+
+def test_limit_of_30_terms():
+    text = " ".join(f"word{chr(97 + i // 26)}{chr(97 + i % 26)}" for i in range(40))
+    assert len(extract_keywords([text])) == 30
+
+
+def test_at_most_8_spans_per_term():
+    keyword = extract_keywords([" ".join(["sync"] * 12)])[0]
+    assert len(keyword.spans) == 8
+
+
+def test_ties_break_like_locale_compare():
+    # Equal scores: localeCompare puts '_' and digits before letters and ignores case at first.
+    assert [k.term for k in extract_keywords(["zeta beta alfa"])] == ["alfa", "beta", "zeta"]
+    assert sorted(["b", "_a", "1a", "A"], key=collation_key) == ["_a", "1a", "A", "b"]
+
+
+def test_query_is_one_newest_message():
+    assert [(k.term, k.weight) for k in query_keywords("缓存 cache")] == [("cache", 3 * 25), ("缓存", 3 * 4)]
+    assert query_keywords("   ") == []
+
+
+def test_window_keeps_six_newest_non_synthetic_messages():
+    messages = [Message("user", f"message{i}") for i in range(10)]
+    messages.append(Message("user", "AGENTS.md says hello", synthetic=True))
+    window = conversation_window(messages)
+    assert window.texts == [f"message{i}" for i in (9, 8, 7, 6, 5, 4)]
+
+
+def test_window_cuts_messages_and_stops_at_6000_characters():
+    messages = [Message("assistant", "x" * 5000) for _ in range(4)]
+    window = conversation_window(messages)
+    assert [len(t) for t in window.texts] == [2000, 2000, 2000]
+
+
+def test_window_skips_empty_messages():
+    window = conversation_window([Message("user", "real question"), Message("assistant", "   \n")])
+    assert window.texts == ["real question"]
+
+
+def test_task_is_newest_substantive_user_message():
+    window = conversation_window(
+        [
+            Message("user", "Please  fix the\nsync conflict bug"),
+            Message("assistant", "Done, anything else?"),
+            Message("user", "ok, 谢谢!"),
+        ]
+    )
+    assert window.task == "Please fix the sync conflict bug"
+
+
+def test_task_rules():
+    assert not is_substantive("继续")
+    assert not is_substantive("ok 好的")
+    assert not is_substantive("123")
+    assert not is_substantive("a")
+    assert is_substantive("继续写缓存")
+    long = "word " * 40
+    assert task_line(long) == ("word " * 16)[:79] + "…"
+    assert len(task_line(long)) == 80

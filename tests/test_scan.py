@@ -1,0 +1,83 @@
+import os
+
+from knit_desktop.core import documents
+from knit_desktop.core.scan import walk_workspace
+from knit_desktop.core.workspace import Workspace
+
+
+def rels(root):
+    return sorted(c.rel for c in walk_workspace(str(root)))
+
+
+def test_skipped_and_dot_directories_are_never_entered(make_workspace):
+    root = make_workspace(
+        {
+            "a.md": "# A",
+            "node_modules/x.md": "# x",
+            ".obsidian/y.md": "# y",
+            "build/z.md": "# z",
+            "docs/ok.md": "# ok",
+            "src/ignored.rs": "fn main(){}",
+        }
+    )
+    assert rels(root) == ["a.md", "docs/ok.md"]
+
+
+def test_depth_limit(make_workspace):
+    deep = "/".join(f"d{i}" for i in range(1, 8))
+    root = make_workspace({f"{'/'.join(f'd{i}' for i in range(1, 7))}/six.md": "#", f"{deep}/seven.md": "#"})
+    assert rels(root) == ["d1/d2/d3/d4/d5/d6/six.md"]
+
+
+def test_symlink_loop_does_not_trap_the_walk(make_workspace):
+    root = make_workspace({"docs/a.md": "# A"})
+    os.symlink(root, root / "docs" / "loop")
+    os.symlink(root / "docs" / "a.md", root / "alias.md")
+    assert rels(root) == ["alias.md", "docs/a.md"]
+
+
+def test_a_directory_named_like_a_document_is_not_a_file(make_workspace):
+    root = make_workspace({"a.md": "# A"})
+    os.mkfifo(root / "pipe.md")
+    statuses = []
+    assert [c.rel for c in walk_workspace(str(root), statuses)] == ["a.md"]
+    assert [(s.rel, s.state) for s in statuses] == [("pipe.md", "skipped")]
+
+
+def test_every_file_gets_a_status_and_bad_files_do_not_stop_the_scan(make_workspace, monkeypatch):
+    root = make_workspace(
+        {
+            "good.md": "# Good\n\nfine",
+            "binary.md": b"\x00\x01\x02" * 100,
+            "locked.md": "# Locked",
+            "vanishing.md": "# Gone soon",
+            "empty.txt": "",
+        }
+    )
+    real_read = documents.read_text_file
+
+    def flaky_read(path):
+        if path.endswith("locked.md"):
+            raise PermissionError(13, "Permission denied", path)
+        if path.endswith("vanishing.md"):
+            os.remove(path)  # deleted between the scan and the read
+        return real_read(path)
+
+    monkeypatch.setattr(documents, "read_text_file", flaky_read)
+    ws = Workspace.open(str(root))
+    states = {rel: (s.state, s.reason) for rel, s in ws.statuses.items()}
+    assert states["good.md"] == ("indexed", "")
+    assert states["empty.txt"] == ("indexed", "")
+    assert states["binary.md"] == ("skipped", "binary content in a text file")
+    assert states["locked.md"] == ("failed", "permission denied")
+    assert states["vanishing.md"][0] == "failed" and "disappeared" in states["vanishing.md"][1]
+    assert sorted(d.rel for _, d in ws.index.documents()) == ["empty.txt", "good.md"]
+    assert ws.status_counts() == {"indexed": 2, "skipped": 1, "failed": 2}
+
+
+def test_empty_workspace(make_workspace, now_ms):
+    from knit_desktop.core.workspace import RankInput
+
+    ws = Workspace.open(str(make_workspace({})))
+    ranking = ws.rank(RankInput.from_query("anything"), now_ms=now_ms)
+    assert ranking.ranked == [] and ranking.total == 0
