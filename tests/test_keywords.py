@@ -131,3 +131,37 @@ def test_task_rules():
     long = "word " * 40
     assert task_line(long) == ("word " * 16)[:79] + "…"
     assert len(task_line(long)) == 80
+
+
+def test_stems_are_prefixes_that_only_widen_matching():
+    from knit_desktop.core.keywords import stem
+
+    cases = {
+        "searched": "search",
+        "retries": "retr",
+        "fails": "fail",
+        "thumbnails": "thumbnail",
+        "caches": "cach",
+        "rendering": "render",
+        "process": "process",
+        "status": "status",
+        "analysis": "analysis",
+        "sync": "sync",
+        "索引": "索引",
+    }
+    for term, expected in cases.items():
+        assert stem(term) == expected
+        assert term.startswith(stem(term))
+
+
+def test_keywords_with_the_same_stem_count_once():
+    picked = [(k.term, k.match) for k in extract_keywords(["searched searching"])]
+    assert picked == [("searching", "search")]
+
+
+def test_inflected_query_words_find_their_base_form(make_workspace, now_ms):
+    from knit_desktop.core.workspace import RankInput, Workspace
+
+    root = make_workspace({"retry.md": "# Upload retry\n\nA failed chunk is retried.", "other.md": "# Other\n\ntext"})
+    ranking = Workspace.open(str(root)).rank(RankInput.from_query("retries fails"), now_ms=now_ms)
+    assert ranking.ranked[0].doc.rel == "retry.md" and ranking.ranked[0].matched == ["retries", "fails"]

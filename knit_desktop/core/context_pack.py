@@ -105,7 +105,7 @@ def build_context_pack(
     for record in hits[:PASSAGE_WINDOW]:
         passages[record.doc.rel] = best_passages(record.doc, [k for k in ranking.present if k.term in record.matched])
         lowered = record.doc.body.lower()
-        window[record.doc.rel] = {h.term: window_tf(lowered, h.term) for h in record.hits if h.body}
+        window[record.doc.rel] = {h.term: window_tf(lowered, h.match) for h in record.hits if h.body}
     max_window: dict[str, int] = {}
     for terms in window.values():
         for term, count in terms.items():

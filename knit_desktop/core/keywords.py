@@ -24,6 +24,32 @@ class Keyword:
     term: str
     weight: float  # the extraction score: weighted occurrences x len(term)^2
     spans: list[Span] = field(default_factory=list)
+    match: str = ""  # what the documents are searched for: the term, or its stem for inflected English words
+
+    def __post_init__(self) -> None:
+        if not self.match:
+            self.match = stem(self.term)
+
+
+MIN_STEM = 4
+
+
+def stem(term: str) -> str:
+    """Strip one common English inflection so `searched` finds `search` and `retries` finds `retried`.
+
+    The stem is always a prefix of the term, and documents are matched by substring, so stemming only adds
+    matches (conversations say "retries"/"failed" where documents say "retry"/"failure"). CJK is untouched.
+    """
+    if not is_latin_term(term) or len(term) <= MIN_STEM:
+        return term
+    for suffix in ("ies", "ing", "ed"):
+        if term.endswith(suffix) and len(term) - len(suffix) >= MIN_STEM:
+            return term[: -len(suffix)]
+    if (term.endswith("es") and term[-3] in "sxz" or term.endswith(("ches", "shes"))) and len(term) - 2 >= MIN_STEM:
+        return term[:-2]
+    if term.endswith("s") and not term.endswith(("ss", "us", "is")) and len(term) - 1 >= MIN_STEM:
+        return term[:-1]
+    return term
 
 
 def recency_weight(index: int) -> int:
@@ -79,6 +105,8 @@ def extract_keywords(texts_newest_first: list[str], limit: int = KEYWORD_LIMIT) 
     for keyword in scored:
         if any(keyword.term in p.term or p.term in keyword.term for p in picked):
             continue
+        if any(keyword.match in p.match or p.match in keyword.match for p in picked):
+            continue  # `searching` after `searched`: the same word twice
         picked.append(keyword)
         if len(picked) >= limit:
             break

@@ -198,7 +198,7 @@ def best_passages(doc: Document, keywords: list[Keyword], limit: int = PASSAGES_
     scores = [0.0] * n
     hit_terms: list[list[str]] = [[] for _ in range(n)]
     for keyword in keywords:
-        counts = [count_occurrences(keyword.term, t) for t in texts]
+        counts = [count_occurrences(keyword.match, t) for t in texts]
         df = sum(1 for c in counts if c)
         if not df:
             continue
@@ -221,7 +221,8 @@ def best_passages(doc: Document, keywords: list[Keyword], limit: int = PASSAGES_
         if page is not None:
             base = lines.line_of(doc.page_starts[page - 1]) - 1
             first, last = first - base, last - base
-        out.append(Passage(s, e, first, last, page, tuple(hit_terms[i]), snippet_for(doc.body[s:e], hit_terms[i])))
+        matches = [k.match for k in keywords if k.term in hit_terms[i]]
+        out.append(Passage(s, e, first, last, page, tuple(hit_terms[i]), snippet_for(doc.body[s:e], matches)))
     return out
 
 

@@ -24,7 +24,8 @@ MATCHED_KEYWORDS_SHOWN = 8
 class TermHit:
     """How one keyword hit one document."""
 
-    term: str
+    term: str  # as the user wrote it
+    match: str  # what was searched for (the stem for inflected English words)
     title: bool
     summary: bool
     body: bool
@@ -100,14 +101,14 @@ def score_pool(
     w_t, w_s, w_b = FIELD_WEIGHTS
     k1p = K1 + 1
     for keyword in keywords:
-        tfs = index.term_frequencies(keyword.term, pool.mask)
+        tfs = index.term_frequencies(keyword.match, pool.mask)
         df = len(tfs)
         if df == 0:
             continue
         present.append(keyword)
         idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
         factor = (keyword.weight / max_weight) ** QW_EXPONENT * idf
-        term = keyword.term
+        term, match = keyword.term, keyword.match
         for d, (tt, ts, tb) in tfs.items():
             den = dens[d]
             s = 0.0
@@ -121,7 +122,7 @@ def score_pool(
                 tbc = min(tb, TF_CAP)
                 s += w_b * tbc * k1p / (tbc + den[2])
             raw[d] = raw.get(d, 0.0) + factor * s
-            hit = TermHit(term, tt > 0, ts > 0, tb > 0, tb)
+            hit = TermHit(term, match, tt > 0, ts > 0, tb > 0, tb)
             bucket = hits.get(d)
             if bucket is None:
                 hits[d] = [hit]
