@@ -80,4 +80,4 @@ def test_empty_workspace(make_workspace, now_ms):
 
     ws = Workspace.open(str(make_workspace({})))
     ranking = ws.rank(RankInput.from_query("anything"), now_ms=now_ms)
-    assert ranking.ranked == [] and ranking.total == 0
+    assert len(ranking.ranked) == 0 and ranking.total == 0

@@ -96,10 +96,7 @@ def build_context_pack(
         pack.recent = ranking.ranked[:recent_limit]
         return pack
 
-    rank_of = {r.doc.rel: i for i, r in enumerate(ranking.ranked)}
-    by_rel = {r.doc.rel: r for r in ranking.ranked}
-    top_raw = hits[0].raw if hits else 0.0
-
+    top_raw = hits[0].raw if len(hits) else 0.0
     passages: dict[str, list[Passage]] = {}
     window: dict[str, dict[str, int]] = {}
     for record in hits[:PASSAGE_WINDOW]:
@@ -110,11 +107,6 @@ def build_context_pack(
     for terms in window.values():
         for term, count in terms.items():
             max_window[term] = max(max_window.get(term, 0), count)
-    max_body: dict[str, int] = {}
-    for record in hits:
-        for h in record.hits:
-            if h.body:
-                max_body[h.term] = max(max_body.get(h.term, 0), h.body_tf)
 
     def is_doc_hit(record: RankedDoc) -> bool:
         own = window.get(record.doc.rel)
@@ -125,32 +117,41 @@ def build_context_pack(
                 pt = own.get(h.term, 0)
                 if pt >= STRONG_BODY_TF and pt >= max_window.get(h.term, 0):
                     return True
-            elif h.body_tf >= STRONG_BODY_TF and h.body_tf >= max_body.get(h.term, 0):
+            elif h.body_tf >= STRONG_BODY_TF and h.body_tf >= ranking.max_body_tf(h.term):
                 return True
         return False
 
+    # Hits are walked lazily, in rank order, and only as far as the tiers need.
     primary: list[RankedDoc] = []
-    body_only: list[RankedDoc] = []
     for record in hits:
         grounded = any(h.title or h.summary for h in record.hits)
-        if len(primary) < MAX_PRIMARY and grounded and top_raw > 0 and record.raw / top_raw >= PRIMARY_MIN_SHARE:
+        if grounded and top_raw > 0 and record.raw / top_raw >= PRIMARY_MIN_SHARE:
             primary.append(record)
-        else:
-            body_only.append(record)
+            break
+        if record.raw / top_raw < PRIMARY_MIN_SHARE:
+            break  # ranked by raw: nothing further down can reach the share
+    primary_rels = {r.doc.rel for r in primary}
+    body_only = (r for r in hits if r.doc.rel not in primary_rels)
     placed = {r.doc.rel for r in primary}
 
-    neighbours: list[tuple[str, str]] = []  # (rel, linkTarget|linkSource), in order, unique
+    in_pool = ranking.pool.mask
+    doc_ids = ranking.index.by_rel
+
+    def ranked_row(rel: str) -> RankedDoc | None:
+        doc_id = doc_ids.get(rel)
+        return None if doc_id is None or not in_pool[doc_id] else ranking.row(doc_id)
+
+    neighbours: list[tuple[RankedDoc, str]] = []  # (record, linkTarget|linkSource), in order, unique
     if graph is not None:
         seen = set(placed)
         for p in primary:
-            for target in graph.outgoing_of(p.doc.rel):
-                if target not in seen and target in by_rel:
-                    seen.add(target)
-                    neighbours.append((target, "linkTarget"))
-            for source in graph.incoming_of(p.doc.rel):
-                if source not in seen and source in by_rel:
-                    seen.add(source)
-                    neighbours.append((source, "linkSource"))
+            for rel, tag in [(t, "linkTarget") for t in graph.outgoing_of(p.doc.rel)] + [
+                (s, "linkSource") for s in graph.incoming_of(p.doc.rel)
+            ]:
+                row = ranked_row(rel)
+                if rel not in seen and row is not None:
+                    seen.add(rel)
+                    neighbours.append((row, tag))
 
     supporting: list[tuple[RankedDoc, str | None]] = []
     for record in body_only:
@@ -159,12 +160,12 @@ def build_context_pack(
         if is_doc_hit(record):
             supporting.append((record, None))
             placed.add(record.doc.rel)
-    for rel, tag in neighbours:
+    for row, tag in neighbours:
         if len(supporting) >= MAX_SUPPORTING:
             break
-        if rel not in placed:
-            supporting.append((by_rel[rel], tag))
-            placed.add(rel)
+        if row.doc.rel not in placed:
+            supporting.append((row, tag))
+            placed.add(row.doc.rel)
 
     related: list[tuple[RankedDoc, str | None]] = []
     for record in hits:
@@ -173,18 +174,18 @@ def build_context_pack(
         if record.doc.rel not in placed:
             related.append((record, None))
             placed.add(record.doc.rel)
-    for rel, tag in neighbours:
+    for row, tag in neighbours:
         if len(related) >= MAX_RELATED:
             break
-        if rel not in placed:
-            related.append((by_rel[rel], tag))
-            placed.add(rel)
+        if row.doc.rel not in placed:
+            related.append((row, tag))
+            placed.add(row.doc.rel)
 
     def make(record: RankedDoc, tag: str | None) -> PackItem:
         reason = explain(record, tag)
         provenance = "relation" if reason.code in ("linkTarget", "linkSource", "related") else "retrieval"
         return PackItem(
-            record, rank_of[record.doc.rel], source_type(record.doc.rel), reason, provenance,
+            record, ranking.position(record.doc_id), source_type(record.doc.rel), reason, provenance,
             passages.get(record.doc.rel, []),
         )
 

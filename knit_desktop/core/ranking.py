@@ -1,13 +1,20 @@
-"""BM25F ranking over the inverted index (knit-engine.md §4), with the honest fallback to time order."""
+"""BM25F ranking over the inverted index (knit-engine.md §4), with the honest fallback to time order.
+
+Scores are computed for the whole pool at once with NumPy; the per-document details (which keyword hit
+which field) are worked out only for the rows someone looks at.
+"""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from .documents import Document
 from .keywords import Keyword
-from .search_index import Pool, SearchIndex
+from .search_index import Pool, SearchIndex, TermPostings
 from .topic import topic_for
 
 K1 = 1.2
@@ -45,90 +52,164 @@ class RankedDoc:
         return [h.term for h in self.hits]
 
 
-@dataclass
+class RankedList(Sequence):
+    """The ranking in order; each row's details are built on first access."""
+
+    def __init__(self, ranking: Ranking, order: np.ndarray, rows: dict[int, RankedDoc] | None = None) -> None:
+        self._ranking = ranking
+        self._order = order
+        self._rows: dict[int, RankedDoc] = {} if rows is None else rows  # shared by a list and its prefix
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        row = self._rows.get(i)
+        if row is None:
+            row = self._rows[i] = self._ranking._row(int(self._order[i]))
+        return row
+
+    def __iter__(self) -> Iterator[RankedDoc]:
+        return (self[i] for i in range(len(self)))
+
+    def __repr__(self) -> str:
+        return f"RankedList({len(self)} documents)"
+
+
 class Ranking:
-    mode: str  # "relevance" | "time"
-    requested_sort: str
-    kind: str
-    keywords: list[Keyword]  # everything extracted from the conversation or query
-    present: list[Keyword]  # the keywords some pool document contains, by weight
-    topic: str
-    ranked: list[RankedDoc]
-    total: int
+    def __init__(
+        self,
+        index: SearchIndex,
+        pool: Pool,
+        mode: str,
+        requested_sort: str,
+        keywords: list[Keyword],
+        present: list[tuple[Keyword, TermPostings]],
+        raw: np.ndarray,
+        order: np.ndarray,
+        hit_count: int,
+    ) -> None:
+        self.index = index
+        self.pool = pool
+        self.kind = pool.kind
+        self.mode = mode  # "relevance" | "time"
+        self.requested_sort = requested_sort
+        self.keywords = keywords  # everything extracted from the conversation or query
+        self._present = present  # keywords some pool document contains, by weight, with their postings
+        self.present = [k for k, _ in present]
+        self._raw = raw
+        self._top = float(raw.max()) if len(raw) else 0.0
+        self.total = pool.size
+        self.hit_count = hit_count
+        self._order = order
+        self._positions: np.ndarray | None = None
+        self.ranked = RankedList(self, order)
+        self.hits = RankedList(self, order[:hit_count], self.ranked._rows)
+        self.topic = topic_for(self.present, lambda label: index.contains_text(label, pool)) if self.present else ""
 
     @property
     def matched_terms(self) -> list[str]:
         return [k.term for k in self.present[:MATCHED_KEYWORDS_SHOWN]]
 
-    @property
-    def hits(self) -> list[RankedDoc]:
-        return [r for r in self.ranked if r.raw > 0]
+    def max_body_tf(self, term: str) -> int:
+        """The highest body count of `term` over the pool (the deep-hit rule compares against it)."""
+        for keyword, postings in self._present:
+            if keyword.term == term:
+                return int(postings.body.max()) if len(postings) else 0
+        return 0
+
+    def position(self, doc_id: int) -> int:
+        """Where a document sits in the ranking (0-based)."""
+        if self._positions is None:
+            self._positions = np.empty(len(self.index.docs), dtype=np.int64)
+            self._positions[self._order] = np.arange(len(self._order))
+        return int(self._positions[doc_id])
+
+    def row(self, doc_id: int) -> RankedDoc:
+        """The ranked row of any pool document (shares the rows the list has built)."""
+        return self.ranked[self.position(doc_id)]
+
+    def _row(self, doc_id: int) -> RankedDoc:
+        raw = float(self._raw[doc_id]) if len(self._raw) else 0.0
+        hits: list[TermHit] = []
+        if raw > 0:
+            for keyword, p in self._present:
+                pos = int(np.searchsorted(p.ids, doc_id))
+                if pos < len(p.ids) and p.ids[pos] == doc_id:
+                    t, s, b = int(p.title[pos]), int(p.summary[pos]), int(p.body[pos])
+                    hits.append(TermHit(keyword.term, keyword.match, t > 0, s > 0, b > 0, b))
+        score = round(raw / self._top * 100) if self._top > 0 else 0
+        return RankedDoc(doc_id, self.index.docs[doc_id], raw, score, hits)  # type: ignore[arg-type]
 
 
 def freshness(mtime_ms: int, now_ms: int) -> float:
     return 1.0 - min(1.0, max(0, now_ms - mtime_ms) / FRESHNESS_WINDOW_MS)
 
 
-def _denominators(index: SearchIndex, pool: Pool) -> dict[int, tuple[float, float, float]]:
-    """The length-normalised part of each field's BM25 denominator, per pool member, computed once per pool."""
+def _denominators(pool: Pool) -> np.ndarray:
+    """The length-normalised part of each field's BM25 denominator, per document id, once per pool."""
     cached = pool.derived.get("bm25_denominators")
+    if cached is None:
+        avg = np.array(pool.avgdl)
+        norm = np.divide(pool.lengths, avg, out=np.zeros_like(pool.lengths), where=avg > 0)
+        b = np.array(FIELD_B)
+        cached = pool.derived["bm25_denominators"] = K1 * (1 - b + b * norm)
+    return cached
+
+
+TERM_CACHE_LIMIT = 2048
+
+
+def _term_in_pool(index: SearchIndex, pool: Pool, match: str, dens: np.ndarray) -> tuple[TermPostings, np.ndarray]:
+    """A term's postings inside the pool and its summed field saturation per document.
+
+    Both depend only on the term and the pool, not on the query, so they are kept with the pool: while a
+    conversation goes on most keywords persist from one re-ranking to the next.
+    """
+    cache = pool.derived.setdefault("terms", {})
+    cached = cache.get(match)
     if cached is not None:
         return cached
-    avg = pool.avgdl
-    lengths = index.lengths
-    out: dict[int, tuple[float, float, float]] = {}
-    for d in pool.members:
-        ls = lengths[d]
-        out[d] = tuple(  # type: ignore[assignment]
-            K1 * (1 - FIELD_B[f] + FIELD_B[f] * (ls[f] / avg[f] if avg[f] > 0 else 0.0)) for f in range(3)
-        )
-    pool.derived["bm25_denominators"] = out
-    return out
+    p = index.postings(match).within(pool.mask)
+    contribution = np.zeros(len(p))
+    for f, tf in enumerate((p.title, p.summary, p.body)):
+        hit = tf > 0
+        if hit.any():
+            c = np.minimum(tf[hit], TF_CAP)
+            contribution[hit] += FIELD_WEIGHTS[f] * c * (K1 + 1) / (c + dens[p.ids[hit], f])
+    if len(cache) >= TERM_CACHE_LIMIT:
+        cache.clear()
+    cache[match] = (p, contribution)
+    return p, contribution
 
 
 def score_pool(
     index: SearchIndex, pool: Pool, keywords: list[Keyword]
-) -> tuple[dict[int, float], dict[int, list[TermHit]], list[Keyword]]:
-    """Raw BM25F per pool document with at least one hit, the per-document hits, and the present keywords."""
-    raw: dict[int, float] = {}
-    hits: dict[int, list[TermHit]] = {}
-    present: list[Keyword] = []
+) -> tuple[np.ndarray, list[tuple[Keyword, TermPostings]]]:
+    """Raw BM25F for every document id (0 outside the pool or without a hit) and the present keywords."""
+    raw = np.zeros(len(index.docs))
+    present: list[tuple[Keyword, TermPostings]] = []
     if not keywords or not pool.size:
-        return raw, hits, present
+        return raw, present
     n = pool.size
     max_weight = max(k.weight for k in keywords)
-    dens = _denominators(index, pool)
-    w_t, w_s, w_b = FIELD_WEIGHTS
-    k1p = K1 + 1
+    dens = _denominators(pool)
     for keyword in keywords:
-        tfs = index.term_frequencies(keyword.match, pool.mask)
-        df = len(tfs)
+        p, contribution = _term_in_pool(index, pool, keyword.match, dens)
+        df = len(p)
         if df == 0:
             continue
-        present.append(keyword)
+        present.append((keyword, p))
         idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
         factor = (keyword.weight / max_weight) ** QW_EXPONENT * idf
-        term, match = keyword.term, keyword.match
-        for d, (tt, ts, tb) in tfs.items():
-            den = dens[d]
-            s = 0.0
-            if tt:
-                tt = min(tt, TF_CAP)
-                s += w_t * tt * k1p / (tt + den[0])
-            if ts:
-                ts = min(ts, TF_CAP)
-                s += w_s * ts * k1p / (ts + den[1])
-            if tb:
-                tbc = min(tb, TF_CAP)
-                s += w_b * tbc * k1p / (tbc + den[2])
-            raw[d] = raw.get(d, 0.0) + factor * s
-            hit = TermHit(term, match, tt > 0, ts > 0, tb > 0, tb)
-            bucket = hits.get(d)
-            if bucket is None:
-                hits[d] = [hit]
-            else:
-                bucket.append(hit)
-    return raw, hits, present
+        raw[p.ids] += factor * contribution
+    return raw, present
 
 
 def rank(
@@ -140,17 +221,16 @@ def rank(
     sort: str = "relevance",
 ) -> Ranking:
     pool = index.pool(kind)
-    docs = index.docs
     mode = "relevance" if sort == "relevance" and keywords else "time"
     if mode == "time":
-        ranked = [RankedDoc(d, docs[d], 0.0, 0) for d in pool.time_order]  # type: ignore[arg-type]
-        return Ranking(mode, sort, kind, keywords, [], "", ranked, pool.size)
+        return Ranking(index, pool, mode, sort, keywords, [], np.zeros(0), pool.time_order, 0)
 
-    raw, hits, present = score_pool(index, pool, keywords)
-    boosted = {d: r * (1 + FRESHNESS_BOOST * freshness(docs[d].mtime_ms, now_ms)) for d, r in raw.items()}  # type: ignore[union-attr]
-    top = max(boosted.values(), default=0.0)
-    order = sorted(boosted, key=lambda d: (-boosted[d], -docs[d].mtime_ms, docs[d].rel))  # type: ignore[union-attr]
-    ranked = [RankedDoc(d, docs[d], boosted[d], round(boosted[d] / top * 100), hits[d]) for d in order]  # type: ignore[arg-type]
-    ranked.extend(RankedDoc(d, docs[d], 0.0, 0) for d in pool.time_order if d not in boosted)  # type: ignore[arg-type]
-    topic = topic_for(present, lambda label: index.contains_text(label, pool)) if present else ""
-    return Ranking(mode, sort, kind, keywords, present, topic, ranked, pool.size)
+    raw, present = score_pool(index, pool, keywords)
+    hit_ids = np.flatnonzero(raw > 0)
+    age = np.maximum(0, now_ms - pool.mtimes[hit_ids])
+    fresh = 1.0 - np.minimum(1.0, age / FRESHNESS_WINDOW_MS)
+    raw[hit_ids] *= 1 + FRESHNESS_BOOST * fresh
+    hit_order = hit_ids[np.lexsort((pool.rel_rank[hit_ids], -pool.mtimes[hit_ids], -raw[hit_ids]))]
+    rest = pool.time_order[raw[pool.time_order] <= 0]
+    order = np.concatenate([hit_order, rest])
+    return Ranking(index, pool, mode, sort, keywords, present, raw, order, len(hit_ids))

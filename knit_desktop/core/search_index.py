@@ -4,6 +4,9 @@ Document text is cut into the only units a query term can match: runs of [a-z0-9
 3-30 of those characters, so every occurrence lies inside one run) and CJK 2/3-grams (CJK query terms are
 exactly those). A Latin term matches every run that contains it, so `mtime` finds `mtimems` and `lastmtime`
 as the reference's substring counting does; runs are found through a trigram index over the vocabulary.
+
+Postings are appended as documents arrive (so each list is sorted by document id) and turned into NumPy
+arrays per query term, which is what lets a 10,000-document ranking take milliseconds.
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ from array import array
 from collections import Counter
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from .documents import DOC_KINDS, MEDIA_KINDS, Document
 from .text import cjk_grams, is_cjk_char, latin_doc_runs
 
@@ -19,6 +24,7 @@ FIELDS = ("title", "summary", "body")
 TF_BITS = 10
 TF_MASK = (1 << TF_BITS) - 1
 POOL_KINDS = {"doc": frozenset(DOC_KINDS), "media": frozenset(MEDIA_KINDS), "all": frozenset(DOC_KINDS + MEDIA_KINDS)}
+TERM_CACHE_LIMIT = 512
 
 
 def _pack(title: int, summary: int, body: int) -> int:
@@ -31,16 +37,46 @@ def field_tokens(text: str) -> Counter:
     return tokens
 
 
+@dataclass(frozen=True)
+class TermPostings:
+    """Every document containing a term (sorted ids) with its occurrences per field."""
+
+    ids: np.ndarray
+    title: np.ndarray
+    summary: np.ndarray
+    body: np.ndarray
+
+    def within(self, mask: np.ndarray) -> TermPostings:
+        keep = mask[self.ids]
+        if keep.all():
+            return self
+        return TermPostings(self.ids[keep], self.title[keep], self.summary[keep], self.body[keep])
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+def _as_int64(values: array) -> np.ndarray:
+    # A copy: a lasting view would stop the array('I') from growing when documents are added.
+    return np.frombuffer(values, dtype=np.uint32).astype(np.int64)
+
+
+_EMPTY = TermPostings(*(np.zeros(0, dtype=np.int64) for _ in range(4)))
+
+
 @dataclass
 class Pool:
     """The documents one ranking call competes over, with the statistics BM25F needs for them."""
 
     kind: str
-    members: list[int]
-    mask: bytearray
+    members: np.ndarray  # document ids
+    mask: np.ndarray  # bool, indexed by document id
     avgdl: tuple[float, float, float]
-    time_order: list[int]  # members by mtime desc, then rel asc: the order of every zero-score document
-    derived: dict = field(default_factory=dict)  # per-pool values the ranker computes once (dropped with the pool)
+    lengths: np.ndarray  # (documents, 3) field lengths, indexed by document id
+    mtimes: np.ndarray  # int64, indexed by document id
+    rel_rank: np.ndarray  # position of each document's rel in sorted order (the last tie-break)
+    time_order: np.ndarray  # members by mtime desc, then rel asc: the order of every zero-score document
+    derived: dict = field(default_factory=dict)  # per-pool values the ranker computes once
 
     @property
     def size(self) -> int:
@@ -60,6 +96,8 @@ class SearchIndex:
         self.version = 0
         self._resolve_cache: dict[str, list[tuple[int, int]]] = {}
         self._resolve_version = -1
+        self._term_cache: dict[str, TermPostings] = {}
+        self._term_version = -1
         self._pools: dict[str, Pool] = {}
         self._pools_version = -1
 
@@ -76,7 +114,7 @@ class SearchIndex:
         self.docs.append(doc)
         self.by_rel[doc.rel] = doc_id
         texts = doc.field_texts()
-        self.lengths.append(tuple(len(t) for t in texts))  # type: ignore[arg-type]
+        self.lengths.append((len(texts[0]), len(texts[1]), len(texts[2])))
         counts = [field_tokens(t) if t else Counter() for t in texts]
         for token in set(counts[0]) | set(counts[1]) | set(counts[2]):
             tid = self.vocab.get(token)
@@ -123,23 +161,28 @@ class SearchIndex:
         cached = self._pools.get(kind)
         if cached is not None:
             return cached
+        if "_shared" not in self._pools:
+            self._pools["_shared"] = self._shared_arrays()  # type: ignore[assignment]
+        lengths, mtimes, rel_rank = self._pools["_shared"]  # type: ignore[misc]
         kinds = POOL_KINDS[kind]
-        members = [i for i, d in enumerate(self.docs) if d is not None and d.kind in kinds]
-        mask = bytearray(len(self.docs))
-        sums = [0, 0, 0]
-        for i in members:
-            mask[i] = 1
-            t, s, b = self.lengths[i]
-            sums[0] += t
-            sums[1] += s
-            sums[2] += b
+        members = np.array([i for i, d in enumerate(self.docs) if d is not None and d.kind in kinds], dtype=np.int64)
+        mask = np.zeros(len(self.docs), dtype=bool)
+        mask[members] = True
         n = len(members)
-        avgdl = tuple(total / n if n else 0.0 for total in sums)
-        docs = self.docs
-        time_order = sorted(members, key=lambda i: (-docs[i].mtime_ms, docs[i].rel))  # type: ignore[union-attr]
-        pool = Pool(kind, members, mask, avgdl, time_order)  # type: ignore[arg-type]
+        sums = lengths[members].sum(axis=0) if n else np.zeros(3)
+        avgdl = tuple(float(total) / n if n else 0.0 for total in sums)
+        time_order = members[np.lexsort((rel_rank[members], -mtimes[members]))] if n else members
+        pool = Pool(kind, members, mask, avgdl, lengths, mtimes, rel_rank, time_order)  # type: ignore[arg-type]
         self._pools[kind] = pool
         return pool
+
+    def _shared_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        lengths = np.array(self.lengths, dtype=np.float64).reshape(-1, 3)
+        mtimes = np.array([d.mtime_ms if d is not None else 0 for d in self.docs], dtype=np.int64)
+        order = sorted(range(len(self.docs)), key=lambda i: self.docs[i].rel if self.docs[i] is not None else "")
+        rel_rank = np.empty(len(self.docs), dtype=np.int64)
+        rel_rank[order] = np.arange(len(self.docs))
+        return lengths, mtimes, rel_rank
 
     # --- term lookup ---------------------------------------------------------------------------------
 
@@ -175,58 +218,62 @@ class SearchIndex:
                 found.append((tid, token.count(term)))
         return found
 
-    def term_frequencies(self, term: str, mask: bytearray) -> dict[int, tuple[int, int, int]]:
-        """Per pool document: occurrences of `term` in title, summary and body (not yet capped)."""
+    def postings(self, term: str) -> TermPostings:
+        """All documents containing `term` (live or removed; pools mask the removed ones)."""
+        if self._term_version != self.version:
+            self._term_cache.clear()
+            self._term_version = self.version
+        cached = self._term_cache.get(term)
+        if cached is not None:
+            return cached
         matches = self.resolve(term)
-        out: dict[int, tuple[int, int, int]] = {}
         if not matches:
-            return out
-        post_docs, post_tfs = self.post_docs, self.post_tfs
-        if len(matches) == 1:
-            tid, mult = matches[0]
-            for d, p in zip(post_docs[tid], post_tfs[tid]):
-                if mask[d]:
-                    out[d] = (
-                        (p & TF_MASK) * mult,
-                        ((p >> TF_BITS) & TF_MASK) * mult,
-                        (p >> (2 * TF_BITS)) * mult,
-                    )
-            return out
-        for tid, mult in matches:
-            for d, p in zip(post_docs[tid], post_tfs[tid]):
-                if not mask[d]:
-                    continue
-                t = (p & TF_MASK) * mult
-                s = ((p >> TF_BITS) & TF_MASK) * mult
-                b = (p >> (2 * TF_BITS)) * mult
-                prev = out.get(d)
-                out[d] = (t, s, b) if prev is None else (prev[0] + t, prev[1] + s, prev[2] + b)
-        return out
+            result = _EMPTY
+        else:
+            ids = np.concatenate([_as_int64(self.post_docs[tid]) for tid, _ in matches])
+            packed = np.concatenate([_as_int64(self.post_tfs[tid]) for tid, _ in matches])
+            mult = np.concatenate([np.full(len(self.post_docs[tid]), m, dtype=np.int64) for tid, m in matches])
+            fields = [((packed >> (k * TF_BITS)) & TF_MASK) * mult for k in range(3)]
+            if len(matches) > 1:
+                ids, inverse = np.unique(ids, return_inverse=True)
+                fields = [np.bincount(inverse, weights=f, minlength=len(ids)).astype(np.int64) for f in fields]
+            result = TermPostings(ids, *fields)
+        if len(self._term_cache) >= TERM_CACHE_LIMIT:
+            self._term_cache.clear()
+        self._term_cache[term] = result
+        return result
+
+    def term_frequencies(self, term: str, mask: np.ndarray) -> dict[int, tuple[int, int, int]]:
+        """Per pool document: occurrences of `term` in title, summary and body (for tests and tools)."""
+        p = self.postings(term).within(mask)
+        return {
+            int(d): (int(t), int(s), int(b)) for d, t, s, b in zip(p.ids, p.title, p.summary, p.body)
+        }
 
     def contains_text(self, needle: str, pool: Pool) -> bool:
         """Whether any pool document has `needle` (lowercased) in its title, summary or body."""
         needle = needle.lower()
         if not needle:
             return False
-        candidates: set[int] | None = None
+        candidates: np.ndarray | None = None
         if len(needle) >= 2 and all(is_cjk_char(ch) for ch in needle):
             grams = [needle] if len(needle) <= 3 else [needle[i : i + 3] for i in range(len(needle) - 2)]
             for gram in grams:
-                tid = self.vocab.get(gram)
-                docs = set() if tid is None else {d for d in self.post_docs[tid] if pool.mask[d]}
-                candidates = docs if candidates is None else candidates & docs
-                if not candidates:
+                ids = self.postings(gram).within(pool.mask).ids
+                candidates = ids if candidates is None else np.intersect1d(candidates, ids, assume_unique=True)
+                if not len(candidates):
                     return False
             if len(needle) <= 3:
                 return True
-        elif len(needle) >= 3 and all(ch.isascii() and (ch.isalnum() or ch == "_") for ch in needle):
-            if not any(ch.isalpha() for ch in needle):
-                candidates = None
-            else:
-                return bool(self.term_frequencies(needle, pool.mask))
+        elif (
+            len(needle) >= 3
+            and all(ch.isascii() and (ch.isalnum() or ch == "_") for ch in needle)
+            and any(ch.isalpha() for ch in needle)
+        ):
+            return bool(pool.mask[self.postings(needle).ids].any())
         ids = candidates if candidates is not None else pool.members
         for d in ids:
-            doc = self.docs[d]
+            doc = self.docs[int(d)]
             if doc is not None and any(needle in text for text in doc.field_texts()):
                 return True
         return False

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 # The query side: a letter followed by 2-29 letters, digits or underscores, with no word-boundary anchors,
 # so a longer run splits into consecutive 30-character pieces.
@@ -49,6 +50,7 @@ def _char_weight(ch: str) -> tuple[int, int]:
     return (4, ord(ch))
 
 
+@lru_cache(maxsize=4096)
 def collation_key(text: str) -> tuple:
     """Sort key approximating `a.localeCompare(b)`: primary letters ignore case, lowercase first on ties."""
     primary = tuple(_char_weight(ch) for ch in text)

@@ -61,5 +61,13 @@ def topic_label(terms: list[str], limit: int = TOPIC_TERMS) -> str:
 
 
 def topic_for(present: list[Keyword], is_present: Callable[[str], bool]) -> str:
-    labels = readable_topics(present, is_present)
+    known: dict[str, bool] = {}
+
+    def once(label: str) -> bool:  # the same label recurs for every span of a term
+        key = label.lower()
+        if key not in known:
+            known[key] = is_present(label)
+        return known[key]
+
+    labels = readable_topics(present, once)
     return topic_label(labels or [k.term for k in present[:TOPIC_TERMS]])
