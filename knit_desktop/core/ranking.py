@@ -142,7 +142,7 @@ class Ranking:
             for keyword, p in self._present:
                 pos = int(np.searchsorted(p.ids, doc_id))
                 if pos < len(p.ids) and p.ids[pos] == doc_id:
-                    t, s, b = int(p.title[pos]), int(p.summary[pos]), int(p.body[pos])
+                    t, s, b = (int(v) for v in p.tfs[:, pos])
                     hits.append(TermHit(keyword.term, keyword.match, t > 0, s > 0, b > 0, b))
         score = round(raw / self._top * 100) if self._top > 0 else 0
         return RankedDoc(doc_id, self.index.docs[doc_id], raw, score, hits)  # type: ignore[arg-type]
@@ -159,11 +159,13 @@ def _denominators(pool: Pool) -> np.ndarray:
         avg = np.array(pool.avgdl)
         norm = np.divide(pool.lengths, avg, out=np.zeros_like(pool.lengths), where=avg > 0)
         b = np.array(FIELD_B)
-        cached = pool.derived["bm25_denominators"] = K1 * (1 - b + b * norm)
+        # Rows per field (3, documents), so each field's values are contiguous.
+        cached = pool.derived["bm25_denominators"] = np.ascontiguousarray((K1 * (1 - b + b * norm)).T)
     return cached
 
 
 TERM_CACHE_LIMIT = 2048
+_WEIGHTS_K1 = np.array(FIELD_WEIGHTS) * (K1 + 1)
 
 
 def _term_in_pool(index: SearchIndex, pool: Pool, match: str, dens: np.ndarray) -> tuple[TermPostings, np.ndarray]:
@@ -177,12 +179,13 @@ def _term_in_pool(index: SearchIndex, pool: Pool, match: str, dens: np.ndarray) 
     if cached is not None:
         return cached
     p = index.postings(match).within(pool.mask)
+    # Denominators are positive, so a document without the term in a field (tf 0) gets exactly 0 there.
     contribution = np.zeros(len(p))
-    for f, tf in enumerate((p.title, p.summary, p.body)):
-        hit = tf > 0
-        if hit.any():
-            c = np.minimum(tf[hit], TF_CAP)
-            contribution[hit] += FIELD_WEIGHTS[f] * c * (K1 + 1) / (c + dens[p.ids[hit], f])
+    for f in range(3):
+        row = p.tfs[f]
+        if row.any():
+            capped = np.minimum(row, TF_CAP)
+            contribution += _WEIGHTS_K1[f] * capped / (capped + dens[f][p.ids])
     if len(cache) >= TERM_CACHE_LIMIT:
         cache.clear()
     cache[match] = (p, contribution)

@@ -21,14 +21,9 @@ from .documents import DOC_KINDS, MEDIA_KINDS, Document
 from .text import cjk_grams, is_cjk_char, latin_doc_runs
 
 FIELDS = ("title", "summary", "body")
-TF_BITS = 10
-TF_MASK = (1 << TF_BITS) - 1
+TF_MAX = 65535  # per field and vocabulary entry; ranking caps tf at 20 anyway
 POOL_KINDS = {"doc": frozenset(DOC_KINDS), "media": frozenset(MEDIA_KINDS), "all": frozenset(DOC_KINDS + MEDIA_KINDS)}
 TERM_CACHE_LIMIT = 512
-
-
-def _pack(title: int, summary: int, body: int) -> int:
-    return min(title, TF_MASK) | (min(summary, TF_MASK) << TF_BITS) | (min(body, TF_MASK) << (2 * TF_BITS))
 
 
 def field_tokens(text: str) -> Counter:
@@ -39,29 +34,47 @@ def field_tokens(text: str) -> Counter:
 
 @dataclass(frozen=True)
 class TermPostings:
-    """Every document containing a term (sorted ids) with its occurrences per field."""
+    """Every document containing a term (sorted ids) with its occurrences per field (columns: title, summary,
+    body)."""
 
     ids: np.ndarray
-    title: np.ndarray
-    summary: np.ndarray
-    body: np.ndarray
+    tfs: np.ndarray  # float64, shape (3, len(ids)): one contiguous row per field
+
+    @property
+    def title(self) -> np.ndarray:
+        return self.tfs[0]
+
+    @property
+    def summary(self) -> np.ndarray:
+        return self.tfs[1]
+
+    @property
+    def body(self) -> np.ndarray:
+        return self.tfs[2]
 
     def within(self, mask: np.ndarray) -> TermPostings:
         keep = mask[self.ids]
         if keep.all():
             return self
-        return TermPostings(self.ids[keep], self.title[keep], self.summary[keep], self.body[keep])
+        return TermPostings(self.ids[keep], self.tfs[:, keep])
 
     def __len__(self) -> int:
         return len(self.ids)
 
 
-def _as_int64(values: array) -> np.ndarray:
-    # A copy: a lasting view would stop the array('I') from growing when documents are added.
-    return np.frombuffer(values, dtype=np.uint32).astype(np.int64)
+def _copy(values: array, dtype: type) -> np.ndarray:
+    # A copy: a lasting view would stop the array from growing when documents are added.
+    return np.frombuffer(values, dtype=np.uint32 if values.typecode == "I" else np.uint16).astype(dtype)
 
 
-_EMPTY = TermPostings(*(np.zeros(0, dtype=np.int64) for _ in range(4)))
+def _field_rows(columns: tuple[array, array, array], n: int) -> np.ndarray:
+    rows = np.empty((3, n))
+    for f, column in enumerate(columns):
+        rows[f] = np.frombuffer(column, dtype=np.uint16)  # converted on assignment; the view is dropped at once
+    return rows
+
+
+_EMPTY = TermPostings(np.zeros(0, dtype=np.int64), np.zeros((3, 0)))
 
 
 @dataclass
@@ -90,8 +103,8 @@ class SearchIndex:
         self.by_rel: dict[str, int] = {}
         self.vocab: dict[str, int] = {}
         self.tokens: list[str] = []
-        self.post_docs: list[array] = []
-        self.post_tfs: list[array] = []
+        self.post_docs: list[array] = []  # uint32 document ids, ascending
+        self.post_tfs: list[tuple[array, array, array]] = []  # uint16 counts in title, summary, body
         self.trigrams: dict[str, list[int]] = {}
         self.version = 0
         self._resolve_cache: dict[str, list[tuple[int, int]]] = {}
@@ -121,7 +134,8 @@ class SearchIndex:
             if tid is None:
                 tid = self._new_token(token)
             self.post_docs[tid].append(doc_id)
-            self.post_tfs[tid].append(_pack(counts[0][token], counts[1][token], counts[2][token]))
+            for f, column in enumerate(self.post_tfs[tid]):
+                column.append(min(counts[f][token], TF_MAX))
         self.version += 1
         return doc_id
 
@@ -139,7 +153,7 @@ class SearchIndex:
         self.vocab[token] = tid
         self.tokens.append(token)
         self.post_docs.append(array("I"))
-        self.post_tfs.append(array("I"))
+        self.post_tfs.append((array("H"), array("H"), array("H")))
         if not is_cjk_char(token[0]):
             for i in range(len(token) - 2):
                 self.trigrams.setdefault(token[i : i + 3], []).append(tid)
@@ -230,14 +244,23 @@ class SearchIndex:
         if not matches:
             result = _EMPTY
         else:
-            ids = np.concatenate([_as_int64(self.post_docs[tid]) for tid, _ in matches])
-            packed = np.concatenate([_as_int64(self.post_tfs[tid]) for tid, _ in matches])
-            mult = np.concatenate([np.full(len(self.post_docs[tid]), m, dtype=np.int64) for tid, m in matches])
-            fields = [((packed >> (k * TF_BITS)) & TF_MASK) * mult for k in range(3)]
-            if len(matches) > 1:
+            if len(matches) == 1:
+                tid, mult = matches[0]
+                ids = _copy(self.post_docs[tid], np.int64)
+                tfs = _field_rows(self.post_tfs[tid], len(ids))
+                if mult > 1:
+                    tfs *= mult
+            else:
+                ids = np.concatenate([_copy(self.post_docs[tid], np.int64) for tid, _ in matches])
+                tfs = np.concatenate(
+                    [_field_rows(self.post_tfs[tid], len(self.post_docs[tid])) * m for tid, m in matches], axis=1
+                )
                 ids, inverse = np.unique(ids, return_inverse=True)
-                fields = [np.bincount(inverse, weights=f, minlength=len(ids)).astype(np.int64) for f in fields]
-            result = TermPostings(ids, *fields)
+                summed = np.zeros((3, len(ids)))
+                for f in range(3):
+                    summed[f] = np.bincount(inverse, weights=tfs[f], minlength=len(ids))
+                tfs = summed
+            result = TermPostings(ids, tfs)
         if len(self._term_cache) >= TERM_CACHE_LIMIT:
             self._term_cache.clear()
         self._term_cache[term] = result
@@ -246,9 +269,7 @@ class SearchIndex:
     def term_frequencies(self, term: str, mask: np.ndarray) -> dict[int, tuple[int, int, int]]:
         """Per pool document: occurrences of `term` in title, summary and body (for tests and tools)."""
         p = self.postings(term).within(mask)
-        return {
-            int(d): (int(t), int(s), int(b)) for d, t, s, b in zip(p.ids, p.title, p.summary, p.body)
-        }
+        return {int(d): (int(t), int(s), int(b)) for d, t, s, b in zip(p.ids, p.title, p.summary, p.body)}
 
     def contains_text(self, needle: str, pool: Pool) -> bool:
         """Whether any pool document has `needle` (lowercased) in its title, summary or body."""
