@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import os
+import weakref
 from pathlib import Path
 
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from PySide6.QtCore import QThread  # noqa: E402  (after QT_QPA_PLATFORM is set)
 
 NOW_MS = 1_780_000_000_000  # a fixed clock: 2026-05-28
 
@@ -17,6 +20,29 @@ def _isolated_app_home(tmp_path_factory, monkeypatch):
     home = tmp_path_factory.mktemp("knit-home")
     monkeypatch.setenv("KNIT_DESKTOP_HOME", str(home))
     return home
+
+
+@pytest.fixture(autouse=True)
+def _fail_on_leaked_qthreads():
+    """A test that leaves a QThread running fails: a thread outliving its owner crashes later tests."""
+    started: weakref.WeakSet = weakref.WeakSet()
+    original = QThread.start
+
+    def tracking_start(self, *args, **kwargs):
+        started.add(self)
+        return original(self, *args, **kwargs)
+
+    QThread.start = tracking_start
+    try:
+        yield
+    finally:
+        QThread.start = original
+    running = [thread for thread in list(started) if thread.isRunning()]
+    for thread in running:
+        thread.quit()
+        thread.wait(2000)
+    if running:
+        pytest.fail(f"{len(running)} QThread(s) still running after the test")
 
 
 @pytest.fixture

@@ -1,0 +1,30 @@
+"""The harness itself: leaked threads are caught (checked in a subprocess so this run stays clean)."""
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+
+def test_a_test_leaving_a_qthread_running_fails(tmp_path):
+    tests_dir = Path(__file__).resolve().parent
+    (tmp_path / "conftest.py").write_text((tests_dir / "conftest.py").read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "test_leak.py").write_text(
+        textwrap.dedent(
+            """
+            from PySide6.QtCore import QThread
+
+            def test_leaks():
+                thread = QThread()
+                thread.start()
+                globals()["keep"] = thread
+            """
+        ),
+        encoding="utf-8",
+    )
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path,
+    )
+    assert "QThread(s) still running after the test" in out.stdout, out.stdout + out.stderr
+    assert out.returncode != 0
