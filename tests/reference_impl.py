@@ -47,3 +47,11 @@ def naive_weighted_hits(fields_per_doc: list[tuple[str, str, str]], keywords: li
         sum(w * (4 * min(count(t, f[0]), 6) + 2 * min(count(t, f[1]), 6) + min(count(t, f[2]), 6)) for t, w in keywords)
         for f in fields_per_doc
     ]
+
+
+def order_like_the_engine(docs: list, raw: list[float], now_ms: int) -> list[str]:
+    """Apply the freshness tweak to raw scores and sort with the engine's tie-breaks; returns rels."""
+    week = 7 * 86_400_000
+    boosted = [r * (1 + 0.1 * (1 - min(1.0, max(0, now_ms - d.mtime_ms) / week))) for d, r in zip(docs, raw)]
+    order = sorted(range(len(docs)), key=lambda i: (-boosted[i], -docs[i].mtime_ms, docs[i].rel))
+    return [docs[i].rel for i in order]

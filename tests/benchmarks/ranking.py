@@ -16,10 +16,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from knit_desktop.core.conversation import Message  # noqa: E402
-from knit_desktop.core.ranking import freshness  # noqa: E402
 from knit_desktop.core.workspace import RankInput, Workspace  # noqa: E402
 from tests.benchmarks.workspace_generator import conversations, generate  # noqa: E402
-from tests.reference_impl import reference_raw  # noqa: E402
+from tests.reference_impl import order_like_the_engine, reference_raw  # noqa: E402
 
 NOW_MS = 1_780_000_000_000
 
@@ -28,9 +27,7 @@ def naive_rank(workspace: Workspace, request: RankInput) -> list[str]:
     """What ranking costs without an index: read every field and count every keyword in it, per query."""
     docs = [d for _, d in workspace.index.documents() if not d.is_media]
     raw = reference_raw([d.field_texts() for d in docs], [(k.match, k.weight) for k in request.keywords])
-    raw = [r * (1 + 0.1 * freshness(d.mtime_ms, NOW_MS)) for r, d in zip(raw, docs)]
-    order = sorted(range(len(docs)), key=lambda i: (-raw[i], -docs[i].mtime_ms, docs[i].rel))
-    return [docs[i].rel for i in order]
+    return order_like_the_engine(docs, raw, NOW_MS)
 
 
 def percentile(values: list[float], q: float) -> float:

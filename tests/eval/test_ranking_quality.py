@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from knit_desktop.core.conversation import Message
-from knit_desktop.core.ranking import freshness
 from knit_desktop.core.workspace import RankInput, Workspace
 
-from ..reference_impl import naive_weighted_hits
+from ..reference_impl import naive_weighted_hits, order_like_the_engine
 from .conftest import EVAL_NOW_MS
 
 MIN_TOP1 = 0.90
@@ -23,9 +22,7 @@ def request_for(case: dict) -> RankInput:
 def naive_order(ws: Workspace, request: RankInput) -> list[str]:
     docs = [d for _, d in ws.index.documents() if not d.is_media]
     raw = naive_weighted_hits([d.field_texts() for d in docs], [(k.term, k.weight) for k in request.keywords])
-    boosted = [r * (1 + 0.1 * freshness(d.mtime_ms, EVAL_NOW_MS)) for d, r in zip(docs, raw)]
-    order = sorted(range(len(docs)), key=lambda i: (-boosted[i], -docs[i].mtime_ms, docs[i].rel))
-    return [docs[i].rel for i in order]
+    return order_like_the_engine(docs, raw, EVAL_NOW_MS)
 
 
 def reciprocal_rank(order: list[str], expect: str) -> float:
