@@ -130,9 +130,8 @@ def build_context_pack(
             break
         if record.raw / top_raw < PRIMARY_MIN_SHARE:
             break  # ranked by raw: nothing further down can reach the share
-    primary_rels = {r.doc.rel for r in primary}
-    body_only = (r for r in hits if r.doc.rel not in primary_rels)
     placed = {r.doc.rel for r in primary}
+    body_only = (r for r in hits if r.doc.rel not in placed)  # evaluated lazily: `placed` grows meanwhile
 
     in_pool = ranking.pool.mask
     doc_ids = ranking.index.by_rel

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass, field
 
@@ -196,7 +195,3 @@ def extract_document(path: str, rel: str, kind: str, mtime_ms: int, size: int) -
     return Document(
         rel=rel, kind=kind, title=title, summary=summary, mtime_ms=mtime_ms, size=size, body=text, truncated=truncated
     )
-
-
-def file_mtime_ms(stat: os.stat_result) -> int:
-    return int(stat.st_mtime_ns // 1_000_000)

@@ -20,7 +20,6 @@ import numpy as np
 from .documents import DOC_KINDS, MEDIA_KINDS, Document
 from .text import cjk_grams, is_cjk_char, latin_doc_runs
 
-FIELDS = ("title", "summary", "body")
 TF_MAX = 65535  # per field and vocabulary entry; ranking caps tf at 20 anyway
 POOL_KINDS = {"doc": frozenset(DOC_KINDS), "media": frozenset(MEDIA_KINDS), "all": frozenset(DOC_KINDS + MEDIA_KINDS)}
 TERM_CACHE_LIMIT = 512
