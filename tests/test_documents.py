@@ -1,3 +1,5 @@
+import os
+
 import pymupdf
 import pytest
 
@@ -74,6 +76,16 @@ def test_huge_file_is_indexed_up_to_the_cap(tmp_path):
     path.write_text("first line\n" + "y" * (BODY_CAP_BYTES + 1000), encoding="utf-8")
     doc = extract_document(str(path), "big.txt", "txt", 0, path.stat().st_size)
     assert doc.truncated and len(doc.body) == BODY_CAP_BYTES
+
+
+def test_content_hash_follows_the_content_not_the_metadata(tmp_path):
+    path = tmp_path / "a.md"
+    path.write_text("# A\n\nsame", encoding="utf-8")
+    first = extract_document(str(path), "a.md", "md", 0, 1).content_hash
+    os.utime(path, (1, 1))
+    assert extract_document(str(path), "a.md", "md", 5, 1).content_hash == first
+    path.write_text("# A\n\nchanged", encoding="utf-8")
+    assert extract_document(str(path), "a.md", "md", 0, 1).content_hash != first
 
 
 def test_media_are_titled_by_file_name_and_searched_by_full_name():

@@ -54,16 +54,16 @@ def test_every_file_gets_a_status_and_bad_files_do_not_stop_the_scan(make_worksp
             "empty.txt": "",
         }
     )
-    real_read = documents.read_text_file
+    real_read = documents.read_indexed_bytes
 
-    def flaky_read(path):
+    def flaky_read(path, kind):
         if path.endswith("locked.md"):
             raise PermissionError(13, "Permission denied", path)
         if path.endswith("vanishing.md"):
             os.remove(path)  # deleted between the scan and the read
-        return real_read(path)
+        return real_read(path, kind)
 
-    monkeypatch.setattr(documents, "read_text_file", flaky_read)
+    monkeypatch.setattr(documents, "read_indexed_bytes", flaky_read)
     ws = Workspace.open(str(root))
     states = {rel: (s.state, s.reason) for rel, s in ws.statuses.items()}
     assert states["good.md"] == ("indexed", "")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass, field
 
@@ -49,6 +50,7 @@ class Document:
     size: int
     body: str = ""  # original case; empty for media
     truncated: bool = False
+    content_hash: str = ""  # of the bytes that were indexed; empty for media (never read)
     # PDFs: character offset where each page starts in `body` (page n starts at page_starts[n-1]).
     page_starts: list[int] = field(default_factory=list)
 
@@ -165,10 +167,19 @@ def looks_binary(head: bytes) -> bool:
     return bad > 16 and bad / max(1, len(decoded)) > 0.1
 
 
-def read_text_file(path: str) -> tuple[str, bool]:
-    """The decoded text (invalid UTF-8 replaced) and whether it was cut at BODY_CAP_BYTES."""
+def content_hash(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def read_indexed_bytes(path: str, kind: str) -> bytes:
+    """The bytes a document's index entry is built from (text files: up to the cap plus one byte)."""
     with open(path, "rb") as handle:
-        data = handle.read(BODY_CAP_BYTES + 1)
+        return handle.read() if kind == "pdf" else handle.read(BODY_CAP_BYTES + 1)
+
+
+def decode_text(data: bytes) -> tuple[str, bool, str]:
+    """Text, whether it was cut at the cap, and the content hash; raises SkipFile for binary content."""
+    digest = content_hash(data)
     if looks_binary(data[:BINARY_SNIFF_BYTES]):
         raise SkipFile("binary content in a text file")
     truncated = len(data) > BODY_CAP_BYTES
@@ -177,7 +188,7 @@ def read_text_file(path: str) -> tuple[str, bool]:
     text = data.decode("utf-8", errors="replace")
     if text.startswith("\ufeff"):
         text = text[1:]
-    return text, truncated
+    return text, truncated, digest
 
 
 def extract_document(path: str, rel: str, kind: str, mtime_ms: int, size: int) -> Document:
@@ -186,12 +197,16 @@ def extract_document(path: str, rel: str, kind: str, mtime_ms: int, size: int) -
     if kind in MEDIA_KINDS:
         title = name.rsplit(".", 1)[0] if "." in name else name
         return Document(rel=rel, kind=kind, title=title, summary="", mtime_ms=mtime_ms, size=size)
+    data = read_indexed_bytes(path, kind)
     if kind == "pdf":
         from .pdf import extract_pdf  # PyMuPDF is loaded only when a PDF is met
 
-        return extract_pdf(path, rel, mtime_ms, size)
-    text, truncated = read_text_file(path)
+        doc = extract_pdf(data, rel, mtime_ms, size)
+        doc.content_hash = content_hash(data)
+        return doc
+    text, truncated, digest = decode_text(data)
     title, summary = parse_markdown(text, name) if kind == "md" else parse_text(text, name)
     return Document(
-        rel=rel, kind=kind, title=title, summary=summary, mtime_ms=mtime_ms, size=size, body=text, truncated=truncated
+        rel=rel, kind=kind, title=title, summary=summary, mtime_ms=mtime_ms, size=size, body=text,
+        truncated=truncated, content_hash=digest,
     )

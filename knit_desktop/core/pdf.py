@@ -17,9 +17,9 @@ def _meaningful_lines(text: str):
             yield tidy
 
 
-def extract_pdf(path: str, rel: str, mtime_ms: int, size: int) -> Document:
+def extract_pdf(data: bytes, rel: str, mtime_ms: int, size: int) -> Document:
     try:
-        pdf = pymupdf.open(path, filetype="pdf")
+        pdf = pymupdf.open(stream=data, filetype="pdf")
     except Exception as exc:  # PyMuPDF raises its own types for damaged files
         raise ValueError(f"not a readable PDF ({exc})") from None
     with pdf:
