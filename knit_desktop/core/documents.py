@@ -191,13 +191,17 @@ def decode_text(data: bytes) -> tuple[str, bool, str]:
     return text, truncated, digest
 
 
-def extract_document(path: str, rel: str, kind: str, mtime_ms: int, size: int) -> Document:
-    """Build the Document for one file. Raises SkipFile for a deliberate skip, OSError/ValueError on failure."""
+def extract_document(
+    path: str, rel: str, kind: str, mtime_ms: int, size: int, data: bytes | None = None
+) -> Document:
+    """Build the Document for one file (from `data` when the caller already read it). Raises SkipFile for a
+    deliberate skip, OSError/ValueError on failure."""
     name = rel.rsplit("/", 1)[-1]
     if kind in MEDIA_KINDS:
         title = name.rsplit(".", 1)[0] if "." in name else name
         return Document(rel=rel, kind=kind, title=title, summary="", mtime_ms=mtime_ms, size=size)
-    data = read_indexed_bytes(path, kind)
+    if data is None:
+        data = read_indexed_bytes(path, kind)
     if kind == "pdf":
         from .pdf import extract_pdf  # PyMuPDF is loaded only when a PDF is met
 

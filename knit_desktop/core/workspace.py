@@ -1,19 +1,29 @@
-"""A workspace: its documents extracted and indexed in memory, with a status for every file met."""
+"""A workspace: its documents extracted and indexed, with a status for every file met.
+
+In memory only (`Workspace.open`) or backed by the persistent index store (`Workspace.open_persistent`), in
+which case opening loads the saved index and reconciles it with the disk, re-reading only what changed.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .context_pack import ContextPack, build_context_pack
 from .conversation import Message, conversation_window
-from .documents import SkipFile, extract_document
+from .documents import SkipFile, content_hash, extract_document, read_indexed_bytes
+from .index_store import FileRow, IndexStore
 from .keywords import Keyword, extract_keywords, query_keywords
 from .links import LinkGraph, Ref, build_graph, extract_refs
+from .paths import index_db_path
 from .ranking import Ranking, rank
-from .scan import FileStatus, walk_workspace
+from .scan import Candidate, FileStatus, walk_workspace
 from .search_index import SearchIndex
+
+BATCH = 200  # files per store transaction
+Progress = Callable[[int, int, str], None]  # done, total, current file
 
 
 class WorkspaceNotFound(Exception):
@@ -38,36 +48,146 @@ class RankInput:
 
 
 @dataclass
+class RefreshReport:
+    added: int = 0
+    changed: int = 0
+    touched: int = 0  # modification time changed, content did not
+    removed: int = 0
+    unchanged: int = 0
+    loaded_from: str = "scan"  # "snapshot" | "rows" | "scan"
+
+    @property
+    def changes(self) -> int:
+        return self.added + self.changed + self.touched + self.removed
+
+
+def resolve_root(root: str) -> str:
+    real = os.path.realpath(os.path.expanduser(root))
+    if not os.path.isdir(real):
+        raise WorkspaceNotFound(root)
+    return real
+
+
+def has_persistent_index(root: str) -> bool:
+    return index_db_path(resolve_root(root)).exists()
+
+
+@dataclass
 class Workspace:
     root: str
+    store: IndexStore | None = None
     index: SearchIndex = field(default_factory=SearchIndex)
     statuses: dict[str, FileStatus] = field(default_factory=dict)
     refs: dict[str, list[Ref]] = field(default_factory=dict)
+    last_refresh: RefreshReport = field(default_factory=RefreshReport)
+    _rows: dict[str, FileRow] = field(default_factory=dict)
     _graph: LinkGraph | None = None
     _graph_version: int = -1
 
     @classmethod
-    def open(cls, root: str, progress: Callable[[int, str], None] | None = None) -> Workspace:
-        real = os.path.realpath(os.path.expanduser(root))
-        if not os.path.isdir(real):
-            raise WorkspaceNotFound(root)
-        ws = cls(real)
-        ws.scan(progress)
+    def open(cls, root: str, progress: Progress | None = None) -> Workspace:
+        """Scan and index in memory; nothing is written anywhere."""
+        ws = cls(resolve_root(root))
+        ws.refresh(progress)
         return ws
 
-    def scan(self, progress: Callable[[int, str], None] | None = None) -> None:
-        problems: list[FileStatus] = []
-        for done, cand in enumerate(walk_workspace(self.root, problems), start=1):
-            self.update_file(cand.path, cand.rel, cand.kind, cand.mtime_ms, cand.size)
-            if progress is not None:
-                progress(done, cand.rel)
-        for status in problems:
-            self.statuses[status.rel] = status
+    @classmethod
+    def open_persistent(cls, root: str, progress: Progress | None = None) -> Workspace:
+        """Load the workspace's saved index (creating it on first use) and bring it up to date with the disk."""
+        real = resolve_root(root)
+        ws = cls(real, IndexStore(index_db_path(real), real))
+        ws._load_from_store()
+        ws.refresh(progress)
+        return ws
 
-    def update_file(self, path: str, rel: str, kind: str, mtime_ms: int, size: int) -> FileStatus:
+    def close(self) -> None:
+        if self.store is not None:
+            self.store.close()
+
+    # --- loading and reconciling ---------------------------------------------------------------------
+
+    def _load_from_store(self) -> None:
+        assert self.store is not None
+        self._rows = self.store.rows()
+        self.statuses = {r.rel: FileStatus(r.rel, r.state, r.reason) for r in self._rows.values() if r.kind != "dir"}
+        loaded = self.store.load_snapshot()
+        if loaded is not None:
+            self.index, self.refs = loaded
+            self.last_refresh.loaded_from = "snapshot"
+            return
+        for doc, refs in self.store.stored_documents():  # a kill mid-write left the snapshot behind: rebuild
+            self.index.add(doc)
+            if refs:
+                self.refs[doc.rel] = refs
+        self.last_refresh.loaded_from = "rows"
+
+    def refresh(self, progress: Progress | None = None) -> RefreshReport:
+        """Walk the workspace and index what is new or changed since the last look; forget what is gone."""
+        report = RefreshReport(loaded_from=self.last_refresh.loaded_from)
+        problems: list[FileStatus] = []
+        candidates = list(walk_workspace(self.root, problems))
+        seen = {c.rel for c in candidates}
+        todo = [c for c in candidates if self._needs_update(c)]
+        report.unchanged = len(candidates) - len(todo)
+        gone = sorted((set(self._rows) | set(self.index.by_rel)) - seen)
+        gone = [rel for rel in gone if self._rows.get(rel) is None or self._rows[rel].kind != "dir"]
+        for start in range(0, max(len(todo), 1), BATCH):
+            with self._transaction():
+                for i, cand in enumerate(todo[start : start + BATCH], start=start + 1):
+                    outcome = self._update(cand)
+                    setattr(report, outcome, getattr(report, outcome) + 1)
+                    if progress is not None:
+                        progress(i, len(todo), cand.rel)
+        with self._transaction():
+            for rel in gone:
+                self.remove_file(rel)
+                report.removed += 1
+            self._record_walk_problems(problems)
+        if self.store is not None and (report.changes or report.loaded_from != "snapshot"):
+            self.store.save_snapshot(self.index, self.refs)
+        self.last_refresh = report
+        return report
+
+    def _needs_update(self, cand: Candidate) -> bool:
+        row = self._rows.get(cand.rel)
+        if row is None or row.state == "failed":
+            return True
+        return row.mtime_ms != cand.mtime_ms or row.size != cand.size
+
+    def _transaction(self):
+        return self.store.transaction() if self.store is not None else contextlib.nullcontext()
+
+    def _update(self, cand: Candidate) -> str:
+        row = self._rows.get(cand.rel)
+        data = None
+        if row is not None and row.state == "indexed" and row.content_hash and cand.rel in self.index.by_rel:
+            try:
+                data = read_indexed_bytes(cand.path, cand.kind)
+            except OSError:
+                data = None  # extraction below reports the error
+            if data is not None and content_hash(data) == row.content_hash:
+                self._touch(cand)
+                return "touched"
+        self.update_file(cand.path, cand.rel, cand.kind, cand.mtime_ms, cand.size, data)
+        return "added" if row is None else "changed"
+
+    def _touch(self, cand: Candidate) -> None:
+        doc = self.index.get(cand.rel)
+        if doc is not None:
+            doc.mtime_ms = cand.mtime_ms
+            doc.size = cand.size
+            self.index.version += 1  # modification times feed the pools' time order
+        if self.store is not None:
+            self.store.touch(cand.rel, cand.mtime_ms, cand.size)
+        self._rows[cand.rel] = FileRow(cand.rel, cand.kind, cand.mtime_ms, cand.size, self._rows[cand.rel].content_hash,
+                                       "indexed", self._rows[cand.rel].reason)
+
+    def update_file(
+        self, path: str, rel: str, kind: str, mtime_ms: int, size: int, data: bytes | None = None
+    ) -> FileStatus:
         """(Re)extract one file into the index; a failure removes any stale copy and records why."""
         try:
-            doc = extract_document(path, rel, kind, mtime_ms, size)
+            doc = extract_document(path, rel, kind, mtime_ms, size, data)
         except SkipFile as exc:
             status = FileStatus(rel, "skipped", str(exc))
         except FileNotFoundError:
@@ -78,13 +198,23 @@ class Workspace:
             status = FileStatus(rel, "failed", str(exc) or exc.__class__.__name__)
         else:
             self.index.add(doc)
-            if doc.kind == "md":
-                self.refs[rel] = extract_refs(doc.body)
+            refs = extract_refs(doc.body) if doc.kind == "md" else []
+            if refs:
+                self.refs[rel] = refs
+            else:
+                self.refs.pop(rel, None)
             note = "indexed the first 2 MB (file is larger)" if doc.truncated else ""
             status = FileStatus(rel, "indexed", note)
+            if self.store is not None:
+                self.store.put_document(doc, refs)
+            self._rows[rel] = FileRow(rel, kind, mtime_ms, size, doc.content_hash, "indexed", note)
             self.statuses[rel] = status
             return status
-        self.remove_file(rel)
+        self.index.remove(rel)
+        self.refs.pop(rel, None)
+        if self.store is not None:
+            self.store.put_status(status, kind, mtime_ms, size)
+        self._rows[rel] = FileRow(rel, kind, mtime_ms, size, "", status.state, status.reason)
         self.statuses[rel] = status
         return status
 
@@ -92,6 +222,25 @@ class Workspace:
         self.index.remove(rel)
         self.refs.pop(rel, None)
         self.statuses.pop(rel, None)
+        if self._rows.pop(rel, None) is not None and self.store is not None:
+            self.store.delete(rel)
+
+    def _record_walk_problems(self, problems: list[FileStatus]) -> None:
+        """Directories that could not be listed, and entries that are not regular files, as of this walk."""
+        before = {r: (row.state, row.reason) for r, row in self._rows.items() if row.kind == "dir"}
+        if before == {s.rel: (s.state, s.reason) for s in problems if s.rel not in self._rows or s.rel in before}:
+            return  # unchanged: writing them again would only make the saved snapshot look stale
+        for rel in before:
+            self.remove_file(rel)
+        for status in problems:
+            if status.rel in self._rows and self._rows[status.rel].kind != "dir":
+                continue
+            self.statuses[status.rel] = status
+            self._rows[status.rel] = FileRow(status.rel, "dir", 0, 0, "", status.state, status.reason)
+            if self.store is not None:
+                self.store.put_status(status, "dir", 0, 0)
+
+    # --- reporting and ranking -----------------------------------------------------------------------
 
     def status_counts(self) -> dict[str, int]:
         counts = {"indexed": 0, "skipped": 0, "failed": 0}

@@ -1,0 +1,262 @@
+"""The persistent index of one workspace: SQLite (stdlib) in Knit's own cache directory.
+
+Each file has a row: metadata (mtime, size, content hash), its status (indexed / skipped / failed and why), the
+extracted fields, the body (zlib) and its links. Those rows are the durable truth, written in transactions, so a
+crash or kill leaves a database that opens. For fast starts the in-memory postings are also saved as a snapshot
+tagged with the write generation it reflects; every write bumps the generation, so a snapshot that does not
+match (say, after a kill mid-index) is ignored and the index is rebuilt from the rows, without reading the
+workspace again. Bodies are not in the snapshot: they are read back from the rows when a passage needs them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import marshal
+import sqlite3
+import zlib
+from array import array
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from .documents import Document
+from .links import Ref
+from .scan import FileStatus
+from .search_index import SearchIndex
+
+SCHEMA_VERSION = 1
+SNAPSHOT_FORMAT = 1
+# A snapshot with more removed than this share of documents is rebuilt instead, dropping dead postings.
+MAX_DEAD_SHARE = 0.3
+
+_SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE files (
+    rel TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    mtime_ms INTEGER NOT NULL,
+    size INTEGER NOT NULL,
+    content_hash TEXT NOT NULL DEFAULT '',
+    state TEXT NOT NULL,
+    reason TEXT NOT NULL DEFAULT '',
+    title TEXT NOT NULL DEFAULT '',
+    summary TEXT NOT NULL DEFAULT '',
+    body BLOB,
+    truncated INTEGER NOT NULL DEFAULT 0,
+    page_starts TEXT NOT NULL DEFAULT '[]',
+    refs TEXT NOT NULL DEFAULT '[]'
+);
+CREATE TABLE snapshot (id INTEGER PRIMARY KEY CHECK (id = 1), generation INTEGER NOT NULL, data BLOB NOT NULL);
+"""
+
+
+@dataclass(frozen=True)
+class FileRow:
+    rel: str
+    kind: str
+    mtime_ms: int
+    size: int
+    content_hash: str
+    state: str
+    reason: str
+
+
+class StoredDocument(Document):
+    """A document whose body stays in the store until something reads it."""
+
+    _store: IndexStore | None = None
+    _body: str | None = None
+
+    @property  # type: ignore[override]
+    def body(self) -> str:
+        if self._body is None:
+            self._body = self._store.load_body(self.rel) if self._store is not None else ""
+        return self._body
+
+    @body.setter
+    def body(self, value: str | None) -> None:
+        self._body = value
+
+
+class IndexStore:
+    def __init__(self, db_path: Path, root: str) -> None:
+        self.path = db_path
+        self.root = root
+        db_path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.db = self._connect()
+            ok = self._schema_ok()
+        except sqlite3.DatabaseError:  # not a database at all (a damaged or foreign file): start over
+            ok = False
+        if not ok:
+            with contextlib.suppress(AttributeError, sqlite3.Error):
+                self.db.close()
+            self._delete_files()
+            self.db = self._connect()
+            self._create()
+
+    # --- connection and schema -----------------------------------------------------------------------
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        return db
+
+    def _schema_ok(self) -> bool:
+        try:
+            row = self.db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+            root = self.db.execute("SELECT value FROM meta WHERE key = 'root'").fetchone()
+        except sqlite3.DatabaseError:
+            return False  # no tables yet, or not a database at all: start over
+        return row is not None and int(row[0]) == SCHEMA_VERSION and root is not None and root[0] == self.root
+
+    def _delete_files(self) -> None:
+        for suffix in ("", "-wal", "-shm"):
+            Path(str(self.path) + suffix).unlink(missing_ok=True)
+
+    def _create(self) -> None:
+        self.db.executescript("BEGIN;" + _SCHEMA + "COMMIT;")
+        with self.transaction():
+            self.db.executemany(
+                "INSERT INTO meta (key, value) VALUES (?, ?)",
+                [("schema_version", str(SCHEMA_VERSION)), ("root", self.root), ("generation", "0")],
+            )
+
+    def close(self) -> None:
+        self.db.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    # --- rows ----------------------------------------------------------------------------------------
+
+    @property
+    def generation(self) -> int:
+        return int(self.db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()[0])
+
+    def _bump(self) -> None:
+        self.db.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'")
+
+    def rows(self) -> dict[str, FileRow]:
+        cursor = self.db.execute("SELECT rel, kind, mtime_ms, size, content_hash, state, reason FROM files")
+        return {r[0]: FileRow(*r) for r in cursor}
+
+    def put_document(self, doc: Document, refs: list[Ref]) -> None:
+        """Record an indexed document (call inside a transaction)."""
+        self._bump()
+        self.db.execute(
+            "INSERT OR REPLACE INTO files (rel, kind, mtime_ms, size, content_hash, state, reason, title, summary,"
+            " body, truncated, page_starts, refs) VALUES (?, ?, ?, ?, ?, 'indexed', ?, ?, ?, ?, ?, ?, ?)",
+            (
+                doc.rel, doc.kind, doc.mtime_ms, doc.size, doc.content_hash,
+                "indexed the first 2 MB (file is larger)" if doc.truncated else "",
+                doc.title, doc.summary, zlib.compress(doc.body.encode("utf-8", "surrogatepass"), 1),
+                int(doc.truncated), json.dumps(doc.page_starts), json.dumps([(r.raw, r.line) for r in refs]),
+            ),
+        )
+
+    def put_status(self, status: FileStatus, kind: str, mtime_ms: int, size: int) -> None:
+        """Record a file that is skipped or failed, with why (call inside a transaction)."""
+        self._bump()
+        self.db.execute(
+            "INSERT OR REPLACE INTO files (rel, kind, mtime_ms, size, state, reason) VALUES (?, ?, ?, ?, ?, ?)",
+            (status.rel, kind, mtime_ms, size, status.state, status.reason),
+        )
+
+    def touch(self, rel: str, mtime_ms: int, size: int) -> None:
+        self._bump()
+        self.db.execute("UPDATE files SET mtime_ms = ?, size = ? WHERE rel = ?", (mtime_ms, size, rel))
+
+    def delete(self, rel: str) -> None:
+        self._bump()
+        self.db.execute("DELETE FROM files WHERE rel = ?", (rel,))
+
+    def load_body(self, rel: str) -> str:
+        row = self.db.execute("SELECT body FROM files WHERE rel = ?", (rel,)).fetchone()
+        if row is None or row[0] is None:
+            return ""
+        return zlib.decompress(row[0]).decode("utf-8", "surrogatepass")
+
+    def stored_documents(self) -> Iterator[tuple[Document, list[Ref]]]:
+        """Every indexed document with its body, for rebuilding the postings without reading the workspace."""
+        cursor = self.db.execute(
+            "SELECT rel, kind, mtime_ms, size, content_hash, title, summary, body, truncated, page_starts, refs"
+            " FROM files WHERE state = 'indexed' ORDER BY rel"
+        )
+        for rel, kind, mtime, size, digest, title, summary, body, truncated, pages, refs in cursor:
+            text = zlib.decompress(body).decode("utf-8", "surrogatepass") if body is not None else ""
+            doc = Document(rel, kind, title, summary, mtime, size, text, bool(truncated), digest, json.loads(pages))
+            yield doc, [Ref(raw, line) for raw, line in json.loads(refs)]
+
+    # --- snapshot ------------------------------------------------------------------------------------
+
+    def save_snapshot(self, index: SearchIndex, refs: dict[str, list[Ref]]) -> None:
+        docs = [
+            None if d is None else
+            (d.rel, d.kind, d.title, d.summary, d.mtime_ms, d.size, d.truncated, d.content_hash, d.page_starts)
+            for d in index.docs
+        ]
+        state = {
+            "format": SNAPSHOT_FORMAT,
+            "docs": docs,
+            "lengths": index.lengths,
+            "tokens": index.tokens,
+            "post_docs": [a.tobytes() for a in index.post_docs],
+            "post_tfs": [tuple(c.tobytes() for c in cols) for cols in index.post_tfs],
+            "trigrams": index.trigrams,
+            "refs": {rel: [(r.raw, r.line) for r in items] for rel, items in refs.items()},
+        }
+        data = zlib.compress(marshal.dumps(state), 1)
+        with self.transaction():
+            generation = self.generation
+            self.db.execute("INSERT OR REPLACE INTO snapshot (id, generation, data) VALUES (1, ?, ?)", (generation, data))
+
+    def load_snapshot(self) -> tuple[SearchIndex, dict[str, list[Ref]]] | None:
+        """The saved postings if they reflect every write so far, else None."""
+        row = self.db.execute("SELECT generation, data FROM snapshot WHERE id = 1").fetchone()
+        if row is None or row[0] != self.generation:
+            return None
+        try:
+            state = marshal.loads(zlib.decompress(row[1]))
+        except (ValueError, EOFError, TypeError, zlib.error):
+            return None
+        if state.get("format") != SNAPSHOT_FORMAT:
+            return None
+        live = sum(1 for d in state["docs"] if d is not None)
+        if state["docs"] and (len(state["docs"]) - live) / len(state["docs"]) > MAX_DEAD_SHARE:
+            return None
+        index = SearchIndex()
+        for i, item in enumerate(state["docs"]):
+            if item is None:
+                index.docs.append(None)
+                continue
+            rel, kind, title, summary, mtime, size, truncated, digest, pages = item
+            doc = StoredDocument(rel, kind, title, summary, mtime, size, None, truncated, digest, pages)  # type: ignore[arg-type]
+            doc._store = self
+            index.docs.append(doc)
+            index.by_rel[rel] = i
+        index.lengths = [tuple(x) for x in state["lengths"]]  # type: ignore[misc]
+        index.tokens = state["tokens"]
+        index.vocab = {token: tid for tid, token in enumerate(index.tokens)}
+        index.post_docs = [_array("I", b) for b in state["post_docs"]]
+        index.post_tfs = [tuple(_array("H", b) for b in cols) for cols in state["post_tfs"]]  # type: ignore[misc]
+        index.trigrams = state["trigrams"]
+        index.version = 1
+        refs = {rel: [Ref(raw, line) for raw, line in items] for rel, items in state["refs"].items()}
+        return index, refs
+
+
+def _array(typecode: str, data: bytes) -> array:
+    values = array(typecode)
+    values.frombytes(data)
+    return values

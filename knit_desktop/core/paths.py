@@ -1,0 +1,31 @@
+"""Where Knit keeps its own files. Never inside a workspace; KNIT_DESKTOP_HOME overrides everything."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import sys
+from pathlib import Path
+
+APP_DIR = "knit-desktop"
+
+
+def app_home() -> Path:
+    override = os.environ.get("KNIT_DESKTOP_HOME")
+    if override:
+        return Path(override)
+    if sys.platform == "win32":
+        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
+    elif sys.platform == "darwin":
+        base = Path.home() / "Library" / "Caches"
+    else:
+        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / APP_DIR
+
+
+def index_db_path(real_root: str) -> Path:
+    """One database per workspace, keyed by its real path (the readable part is only for people)."""
+    digest = hashlib.sha256(real_root.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    label = re.sub(r"[^A-Za-z0-9._-]+", "_", os.path.basename(real_root.rstrip("/\\")) or "root")[:40]
+    return app_home() / "indexes" / f"{label}-{digest}.sqlite3"

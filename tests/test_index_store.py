@@ -1,0 +1,155 @@
+"""The persistent index: warm starts without re-reading, incremental reconcile, crash repair, schema changes."""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from knit_desktop.core import documents
+from knit_desktop.core.index_store import IndexStore
+from knit_desktop.core.paths import index_db_path
+from knit_desktop.core.workspace import RankInput, Workspace, has_persistent_index
+
+DAY = 86_400_000
+
+
+def order(ws, query, now_ms):
+    return [r.doc.rel for r in ws.rank(RankInput.from_query(query), now_ms=now_ms).ranked]
+
+
+@pytest.fixture
+def files(now_ms):
+    return {
+        "docs/cache.md": ("# Attachment cache\n\nEviction of the attachment cache.\n\nSee `docs/sync.md`.", now_ms - DAY),
+        "docs/sync.md": ("# Sync\n\nVector clocks merge edits.\n", now_ms - 2 * DAY),
+        "notes/todo.txt": ("Todo\ncheck the cache size\n", now_ms - 3 * DAY),
+        "notes/bad.md": (b"\x00\x01binary" * 30, now_ms - 4 * DAY),
+        "shots/cache.png": (b"\x89PNG\r\n\x1a\n", now_ms - 5 * DAY),
+    }
+
+
+def test_index_lives_in_the_app_home_not_the_workspace(make_workspace, files, _isolated_app_home):
+    root = make_workspace(files)
+    before = sorted(p.relative_to(root).as_posix() for p in root.rglob("*"))
+    ws = Workspace.open_persistent(str(root))
+    ws.close()
+    assert sorted(p.relative_to(root).as_posix() for p in root.rglob("*")) == before
+    db = index_db_path(str(root.resolve()))
+    assert db.exists() and str(db).startswith(str(_isolated_app_home))
+    assert has_persistent_index(str(root))
+
+
+def test_warm_open_reads_no_document_and_ranks_the_same(make_workspace, files, now_ms, monkeypatch):
+    root = make_workspace(files)
+    cold = Workspace.open_persistent(str(root))
+    expected = order(cold, "attachment cache sync", now_ms)
+    expected_pack = cold.context(RankInput.from_query("attachment cache"), now_ms=now_ms)
+    statuses = dict(cold.statuses)
+    cold.close()
+
+    def no_reads(*args, **kwargs):
+        raise AssertionError("a warm open must not read documents")
+
+    monkeypatch.setattr(documents, "read_indexed_bytes", no_reads)
+    monkeypatch.setattr("knit_desktop.core.workspace.read_indexed_bytes", no_reads)
+    warm = Workspace.open_persistent(str(root))
+    assert warm.last_refresh.loaded_from == "snapshot" and warm.last_refresh.changes == 0
+    assert order(warm, "attachment cache sync", now_ms) == expected
+    assert warm.statuses == statuses
+    pack = warm.context(RankInput.from_query("attachment cache"), now_ms=now_ms)
+    assert [i.record.doc.rel for i in pack.items()] == [i.record.doc.rel for i in expected_pack.items()]
+    assert pack.primary[0].passages == expected_pack.primary[0].passages  # bodies come back from the store
+    assert pack.primary[0].relations == expected_pack.primary[0].relations
+
+
+def test_reconcile_follows_edits_additions_deletions_renames_and_touches(make_workspace, files, now_ms):
+    root = make_workspace(files)
+    Workspace.open_persistent(str(root)).close()
+    (root / "docs/sync.md").write_text("# Sync\n\nNow about quantum teleportation.\n", encoding="utf-8")
+    (root / "notes/new.md").write_text("# New note\n\nteleportation again\n", encoding="utf-8")
+    (root / "notes/todo.txt").unlink()
+    os.rename(root / "docs/cache.md", root / "docs/attachment-cache.md")
+    os.utime(root / "shots/cache.png", (1, 1))  # media are never read, so they have no hash: a change
+
+    ws = Workspace.open_persistent(str(root))
+    report = ws.last_refresh
+    assert (report.added, report.changed, report.removed, report.touched) == (2, 2, 2, 0)
+    assert order(ws, "teleportation", now_ms)[:2] == ["notes/new.md", "docs/sync.md"]
+    assert "notes/todo.txt" not in ws.statuses and "docs/cache.md" not in ws.statuses
+    assert ws.index.get("shots/cache.png").mtime_ms == 1000
+    ws.close()
+    again = Workspace.open_persistent(str(root))
+    # Many removed documents make the saved postings mostly dead weight: those are rebuilt from the rows.
+    assert again.last_refresh.changes == 0
+    assert order(again, "teleportation", now_ms)[:2] == ["notes/new.md", "docs/sync.md"]
+
+
+def test_a_touch_without_a_content_change_is_not_re_extracted(make_workspace, files, monkeypatch):
+    root = make_workspace(files)
+    Workspace.open_persistent(str(root)).close()
+    os.utime(root / "docs/sync.md", (12345, 12345))
+    monkeypatch.setattr(
+        "knit_desktop.core.workspace.extract_document",
+        lambda *a, **k: (_ for _ in ()).throw(AssertionError("re-extracted")),
+    )
+    ws = Workspace.open_persistent(str(root))
+    assert ws.last_refresh.touched == 1 and ws.index.get("docs/sync.md").mtime_ms == 12345000
+
+
+def test_schema_mismatch_and_a_corrupt_database_rebuild(make_workspace, files, now_ms):
+    root = make_workspace(files)
+    ws = Workspace.open_persistent(str(root))
+    expected = order(ws, "cache", now_ms)
+    ws.store.db.execute("UPDATE meta SET value = '0' WHERE key = 'schema_version'")
+    ws.close()
+    rebuilt = Workspace.open_persistent(str(root))
+    assert rebuilt.last_refresh.added == 5 and order(rebuilt, "cache", now_ms) == expected
+    rebuilt.close()
+    db = index_db_path(str(root.resolve()))
+    for suffix in ("-wal", "-shm"):
+        (db.parent / (db.name + suffix)).unlink(missing_ok=True)
+    db.write_bytes(b"this is not a database" * 100)
+    assert order(Workspace.open_persistent(str(root)), "cache", now_ms) == expected
+
+
+def test_statuses_persist_with_their_reasons(make_workspace, files):
+    root = make_workspace(files)
+    Workspace.open_persistent(str(root)).close()
+    ws = Workspace.open_persistent(str(root))
+    assert ws.statuses["notes/bad.md"].reason == "binary content in a text file"
+    assert ws.status_counts() == {"indexed": 4, "skipped": 1, "failed": 0}
+
+
+KILLER = textwrap.dedent(
+    """
+    import os, signal, sys
+    from knit_desktop.core.workspace import Workspace
+
+    def progress(done, total, rel):
+        if done == int(sys.argv[2]):
+            os.kill(os.getpid(), signal.SIGKILL)  # no cleanup, no final commit
+
+    Workspace.open_persistent(sys.argv[1], progress)
+    """
+)
+
+
+def test_a_kill_mid_index_leaves_an_index_that_opens_and_is_repaired(make_workspace, now_ms):
+    n = 450  # more than two store transactions
+    root = make_workspace({f"notes/n{i:03}.md": (f"# Note {i}\n\ntopic{i % 7} words", now_ms - i) for i in range(n)})
+    out = subprocess.run([sys.executable, "-c", KILLER, str(root), "300"], capture_output=True, timeout=120)
+    assert out.returncode == -signal.SIGKILL
+    store = IndexStore(index_db_path(str(root.resolve())), str(root.resolve()))
+    partial = len(store.rows())
+    store.close()
+    assert 0 < partial < n  # some batches were committed, the one in flight was not
+
+    ws = Workspace.open_persistent(str(root))
+    assert ws.last_refresh.loaded_from in ("rows", "snapshot")
+    assert ws.last_refresh.added == n - partial
+    assert len(ws.index) == n and ws.status_counts()["indexed"] == n
+    assert len(ws.index.pool("doc").members) == n  # nothing duplicated
+    assert order(ws, "topic3", now_ms)[0].startswith("notes/n")
