@@ -6,13 +6,14 @@ import argparse
 import json
 import sys
 import time
+from collections import Counter
 from collections.abc import Sequence
 
 from . import __version__
 from .core.conversation import Message, MessagesFormatError, load_messages, messages_from_json
 from .core.payloads import context_payload, rank_payload
 from .core.render import render_context, render_rank
-from .core.workspace import RankInput, Workspace, WorkspaceNotFound
+from .core.workspace import RankInput, Workspace, WorkspaceNotFound, has_persistent_index
 from .resources import demo_conversation, demo_workspace
 
 EXIT_OK = 0
@@ -108,11 +109,46 @@ def _rank_input(args: argparse.Namespace) -> RankInput:
     return RankInput([])
 
 
-def _open_workspace(args: argparse.Namespace) -> Workspace:
+def _workspace_root(args: argparse.Namespace) -> str:
     root = args.workspace or (str(demo_workspace()) if args.demo else None)
     if root is None:
         raise UsageError("--workspace DIR is required (or --demo)")
+    return root
+
+
+def _open_workspace(args: argparse.Namespace) -> Workspace:
+    """The persistent index when `knit-desktop index` (or the app) has built one, else an in-memory scan."""
+    root = _workspace_root(args)
+    if has_persistent_index(root):
+        return Workspace.open_persistent(root)
     return Workspace.open(root)
+
+
+class _ProgressBar:
+    """A one-line progress bar on stderr, drawn only when stderr is a terminal."""
+
+    def __init__(self) -> None:
+        self.enabled = sys.stderr.isatty()
+        self.start = time.monotonic()
+        self.last = 0.0
+
+    def __call__(self, done: int, total: int, rel: str) -> None:
+        now = time.monotonic()
+        if not self.enabled or (now - self.last < 0.1 and done < total):
+            return
+        self.last = now
+        width = 24
+        filled = int(width * done / max(total, 1))
+        rate = done / max(now - self.start, 1e-6)
+        eta = (total - done) / rate if rate > 0 else 0
+        name = rel if len(rel) <= 40 else "…" + rel[-39:]
+        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} ETA {eta:4.0f}s {name:<40}")
+        sys.stderr.flush()
+
+    def finish(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\r" + " " * 100 + "\r")
+            sys.stderr.flush()
 
 
 def _now(args: argparse.Namespace) -> int:
@@ -149,7 +185,11 @@ def cmd_context(args: argparse.Namespace) -> int:
 
 
 def cmd_index(args: argparse.Namespace) -> int:
-    workspace = _open_workspace(args)
+    bar = _ProgressBar()
+    started = time.monotonic()
+    workspace = Workspace.open_persistent(_workspace_root(args), bar)
+    bar.finish()
+    elapsed = time.monotonic() - started
     counts = workspace.status_counts()
     if args.json:
         files = [
@@ -158,9 +198,20 @@ def cmd_index(args: argparse.Namespace) -> int:
         ]
         _print_json({"root": workspace.root, "counts": counts, "files": files})
         return EXIT_OK
+    report = workspace.last_refresh
     print(f"{workspace.root}: {counts['indexed']} indexed, {counts['skipped']} skipped, {counts['failed']} failed")
-    for status in workspace.problems():
+    print(
+        f"this run: {report.added} new, {report.changed} changed, {report.touched} touched, {report.removed} removed,"
+        f" {report.unchanged} unchanged in {elapsed:.1f} s"
+    )
+    reasons = Counter((s.state, s.reason) for s in workspace.problems())
+    for (state, reason), n in reasons.most_common(5):
+        print(f"  {n:>5} {state}: {reason}")
+    problems = workspace.problems()
+    for status in problems[:20]:
         print(f"  {status.state:8} {status.rel}: {status.reason}")
+    if len(problems) > 20:
+        print(f"  … and {len(problems) - 20} more (--json lists every file)")
     return EXIT_OK
 
 

@@ -154,3 +154,16 @@ def test_default_command_is_honest_about_the_missing_window():
     assert out.returncode == 0
     assert "window is not part of this build" in out.stderr
     assert "Primary (read these first):" in out.stdout
+
+
+def test_index_builds_a_persistent_index_that_rank_then_uses(ws, now_ms):
+    first = run("index", "--workspace", str(ws))
+    assert first.returncode == 0 and "3 new" not in first.stdout and "4 new" in first.stdout
+    assert first.stderr == ""  # no progress bar when stderr is not a terminal
+    second = run("index", "--workspace", str(ws))
+    assert "0 new, 0 changed, 0 touched, 0 removed, 4 unchanged" in second.stdout
+    (ws / "docs" / "cache.md").write_text("# Renamed topic\n\nnothing about it now\n", encoding="utf-8")
+    ranked = json.loads(run("rank", "--workspace", str(ws), "--query", "attachment cache", "--now", str(now_ms), "--json").stdout)
+    assert ranked["results"][0]["rel"] == "docs/sync.md"  # the edit was picked up through the saved index
+    third = run("index", "--workspace", str(ws))
+    assert "0 changed" in third.stdout  # rank already recorded the edit
