@@ -153,3 +153,16 @@ def test_a_kill_mid_index_leaves_an_index_that_opens_and_is_repaired(make_worksp
     assert len(ws.index) == n and ws.status_counts()["indexed"] == n
     assert len(ws.index.pool("doc").members) == n  # nothing duplicated
     assert order(ws, "topic3", now_ms)[0].startswith("notes/n")
+
+
+def test_apply_changes_updates_only_the_named_paths(make_workspace, files, now_ms):
+    root = make_workspace(files)
+    ws = Workspace.open_persistent(str(root))
+    (root / "docs/sync.md").write_text("# Sync\n\nteleportation\n", encoding="utf-8")
+    (root / "notes/todo.txt").unlink()
+    (root / "node_modules").mkdir()
+    (root / "node_modules/x.md").write_text("# teleportation", encoding="utf-8")
+    report = ws.apply_changes(["docs/sync.md", "notes/todo.txt", "node_modules/x.md", "docs/cache.md"])
+    assert (report.changed, report.removed, report.unchanged, report.added) == (1, 1, 1, 0)
+    assert order(ws, "teleportation", now_ms)[0] == "docs/sync.md"
+    assert "node_modules/x.md" not in ws.index.by_rel

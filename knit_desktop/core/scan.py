@@ -20,6 +20,30 @@ def is_skipped_dir(name: str) -> bool:
     return name.startswith(".") or name in SKIPPED_DIRS
 
 
+def candidate_for(root: str, rel: str) -> Candidate | None:
+    """The candidate at `rel` if the walk would have yielded it now (right kind, not under a skipped
+    directory, within the depth, a regular file), else None."""
+    parts = rel.split("/")
+    if len(parts) - 1 > MAX_DEPTH or any(is_skipped_dir(p) for p in parts[:-1]) or not parts[-1]:
+        return None
+    kind = kind_for_name(parts[-1])
+    if kind is None:
+        return None
+    path = os.path.join(root, *parts)
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    if not stat_module.S_ISREG(stat.st_mode):
+        return None
+    return Candidate(path, rel, kind, stat.st_size, int(stat.st_mtime_ns // 1_000_000))
+
+
+def is_watched_path(rel: str) -> bool:
+    """Whether a change at `rel` can matter: not inside a skipped directory."""
+    return not any(is_skipped_dir(p) for p in rel.split("/")[:-1])
+
+
 @dataclass(frozen=True)
 class Candidate:
     path: str  # absolute

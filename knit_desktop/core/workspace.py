@@ -19,7 +19,7 @@ from .keywords import Keyword, extract_keywords, query_keywords
 from .links import LinkGraph, Ref, build_graph, extract_refs
 from .paths import index_db_path
 from .ranking import Ranking, rank
-from .scan import Candidate, FileStatus, walk_workspace
+from .scan import Candidate, FileStatus, candidate_for, walk_workspace
 from .search_index import SearchIndex
 
 BATCH = 200  # files per store transaction
@@ -143,10 +143,33 @@ class Workspace:
                 self.remove_file(rel)
                 report.removed += 1
             self._record_walk_problems(problems)
-        if self.store is not None and (report.changes or report.loaded_from != "snapshot"):
-            self.store.save_snapshot(self.index, self.refs)
+        if report.changes or report.loaded_from != "snapshot":
+            self.save()
         self.last_refresh = report
         return report
+
+    def apply_changes(self, rels: list[str]) -> RefreshReport:
+        """Bring specific paths up to date (what a file watcher reports), without walking the workspace."""
+        report = RefreshReport(loaded_from=self.last_refresh.loaded_from)
+        with self._transaction():
+            for rel in sorted(set(rels)):
+                cand = candidate_for(self.root, rel)
+                if cand is None:
+                    if rel in self._rows or rel in self.index.by_rel:
+                        self.remove_file(rel)
+                        report.removed += 1
+                    continue
+                if not self._needs_update(cand):
+                    report.unchanged += 1
+                    continue
+                outcome = self._update(cand)
+                setattr(report, outcome, getattr(report, outcome) + 1)
+        return report
+
+    def save(self) -> None:
+        """Write the in-memory postings as the snapshot the next start loads (no-op without a store)."""
+        if self.store is not None:
+            self.store.save_snapshot(self.index, self.refs)
 
     def _needs_update(self, cand: Candidate) -> bool:
         row = self._rows.get(cand.rel)
