@@ -27,7 +27,8 @@ from .scan import FileStatus
 from .search_index import SearchIndex
 
 SCHEMA_VERSION = 1
-SNAPSHOT_FORMAT = 1
+SNAPSHOT_FORMAT = 2
+TRUNCATED_NOTE = "indexed the first 2 MB (file is larger)"
 # A snapshot with more removed than this share of documents is rebuilt instead, dropping dead postings.
 MAX_DEAD_SHARE = 0.3
 
@@ -147,8 +148,9 @@ class IndexStore:
     def _bump(self) -> None:
         self.db.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'")
 
-    def rows(self) -> dict[str, FileRow]:
-        cursor = self.db.execute("SELECT rel, kind, mtime_ms, size, content_hash, state, reason FROM files")
+    def rows(self, only_problems: bool = False) -> dict[str, FileRow]:
+        query = "SELECT rel, kind, mtime_ms, size, content_hash, state, reason FROM files"
+        cursor = self.db.execute(query + (" WHERE state != 'indexed'" if only_problems else ""))
         return {r[0]: FileRow(*r) for r in cursor}
 
     def put_document(self, doc: Document, refs: list[Ref]) -> None:
@@ -159,7 +161,7 @@ class IndexStore:
             " body, truncated, page_starts, refs) VALUES (?, ?, ?, ?, ?, 'indexed', ?, ?, ?, ?, ?, ?, ?)",
             (
                 doc.rel, doc.kind, doc.mtime_ms, doc.size, doc.content_hash,
-                "indexed the first 2 MB (file is larger)" if doc.truncated else "",
+                TRUNCATED_NOTE if doc.truncated else "",
                 doc.title, doc.summary, zlib.compress(doc.body.encode("utf-8", "surrogatepass"), 1),
                 int(doc.truncated), json.dumps(doc.page_starts), json.dumps([(r.raw, r.line) for r in refs]),
             ),
@@ -211,12 +213,11 @@ class IndexStore:
             "docs": docs,
             "lengths": index.lengths,
             "tokens": index.tokens,
-            "post_docs": [a.tobytes() for a in index.post_docs],
-            "post_tfs": [tuple(c.tobytes() for c in cols) for cols in index.post_tfs],
+            "postings": _pack_postings(index),
             "trigrams": index.trigrams,
             "refs": {rel: [(r.raw, r.line) for r in items] for rel, items in refs.items()},
         }
-        data = zlib.compress(marshal.dumps(state), 1)
+        data = marshal.dumps(state)  # uncompressed: a warm start should not pay for inflating it
         with self.transaction():
             generation = self.generation
             self.db.execute("INSERT OR REPLACE INTO snapshot (id, generation, data) VALUES (1, ?, ?)", (generation, data))
@@ -227,8 +228,8 @@ class IndexStore:
         if row is None or row[0] != self.generation:
             return None
         try:
-            state = marshal.loads(zlib.decompress(row[1]))
-        except (ValueError, EOFError, TypeError, zlib.error):
+            state = marshal.loads(row[1])
+        except (ValueError, EOFError, TypeError):
             return None
         if state.get("format") != SNAPSHOT_FORMAT:
             return None
@@ -248,15 +249,58 @@ class IndexStore:
         index.lengths = [tuple(x) for x in state["lengths"]]  # type: ignore[misc]
         index.tokens = state["tokens"]
         index.vocab = {token: tid for tid, token in enumerate(index.tokens)}
-        index.post_docs = [_array("I", b) for b in state["post_docs"]]
-        index.post_tfs = [tuple(_array("H", b) for b in cols) for cols in state["post_tfs"]]  # type: ignore[misc]
+        index.post_docs, index.post_tfs = _unpack_postings(state["postings"])  # type: ignore[assignment]
         index.trigrams = state["trigrams"]
         index.version = 1
         refs = {rel: [Ref(raw, line) for raw, line in items] for rel, items in state["refs"].items()}
         return index, refs
 
 
-def _array(typecode: str, data: bytes) -> array:
-    values = array(typecode)
-    values.frombytes(data)
-    return values
+def _pack_postings(index: SearchIndex) -> tuple[bytes, bytes, bytes, bytes, bytes]:
+    """All posting lists as four concatenated columns plus where each token's list starts."""
+    lengths = array("I", (len(a) for a in index.post_docs))
+    columns = [array("I"), array("H"), array("H"), array("H")]
+    for docs, tfs in zip(index.post_docs, index.post_tfs):
+        columns[0].extend(docs)
+        for column, values in zip(columns[1:], tfs):
+            column.extend(values)
+    return (lengths.tobytes(), *(c.tobytes() for c in columns))  # type: ignore[return-value]
+
+
+class LazyPostingLists(list):
+    """Per-token posting arrays cut from the snapshot's columns on first use; most tokens are never queried
+    in a session, so a warm start does not build the ~100k small arrays up front."""
+
+    def __init__(self, count: int, build) -> None:
+        super().__init__([None] * count)
+        self._build = build
+
+    def __getitem__(self, i):  # type: ignore[override]
+        value = super().__getitem__(i)
+        if value is None:
+            value = self._build(i)
+            super().__setitem__(i, value)
+        return value
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+
+def _unpack_postings(packed: tuple[bytes, ...]) -> tuple[list, list]:
+    lengths = array("I")
+    lengths.frombytes(packed[0])
+    starts = array("Q", [0]) * (len(lengths) + 1)
+    total = 0
+    for i, n in enumerate(lengths):
+        total += n
+        starts[i + 1] = total
+    views = [memoryview(packed[1]).cast("I")] + [memoryview(b).cast("H") for b in packed[2:]]
+
+    def cut(view: memoryview, typecode: str, i: int) -> array:
+        values = array(typecode)
+        values.frombytes(view[starts[i] : starts[i + 1]].tobytes())
+        return values
+
+    docs = LazyPostingLists(len(lengths), lambda i: cut(views[0], "I", i))
+    tfs = LazyPostingLists(len(lengths), lambda i: tuple(cut(v, "H", i) for v in views[1:]))
+    return docs, tfs

@@ -7,6 +7,7 @@ import stat as stat_module
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from .documents import kind_for_name
 
@@ -44,8 +45,7 @@ def is_watched_path(rel: str) -> bool:
     return not any(is_skipped_dir(p) for p in rel.split("/")[:-1])
 
 
-@dataclass(frozen=True)
-class Candidate:
+class Candidate(NamedTuple):  # a NamedTuple: one is made per file on every walk
     path: str  # absolute
     rel: str  # forward slashes, relative to the workspace root
     kind: str

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from .context_pack import ContextPack, build_context_pack
 from .conversation import Message, conversation_window
 from .documents import SkipFile, content_hash, extract_document, read_indexed_bytes
-from .index_store import FileRow, IndexStore
+from .index_store import TRUNCATED_NOTE, FileRow, IndexStore
 from .keywords import Keyword, extract_keywords, query_keywords
 from .links import LinkGraph, Ref, build_graph, extract_refs
 from .paths import index_db_path
@@ -108,18 +108,27 @@ class Workspace:
 
     def _load_from_store(self) -> None:
         assert self.store is not None
-        self._rows = self.store.rows()
-        self.statuses = {r.rel: FileStatus(r.rel, r.state, r.reason) for r in self._rows.values() if r.kind != "dir"}
         loaded = self.store.load_snapshot()
         if loaded is not None:
+            # The snapshot matches every row written, so indexed rows are known from its documents.
             self.index, self.refs = loaded
+            self._rows = self.store.rows(only_problems=True)
+            for _, doc in self.index.documents():
+                note = TRUNCATED_NOTE if doc.truncated else ""
+                self._rows[doc.rel] = FileRow(doc.rel, doc.kind, doc.mtime_ms, doc.size, doc.content_hash, "indexed", note)
+            self._statuses_from_rows()
             self.last_refresh.loaded_from = "snapshot"
             return
+        self._rows = self.store.rows()
+        self._statuses_from_rows()
         for doc, refs in self.store.stored_documents():  # a kill mid-write left the snapshot behind: rebuild
             self.index.add(doc)
             if refs:
                 self.refs[doc.rel] = refs
         self.last_refresh.loaded_from = "rows"
+
+    def _statuses_from_rows(self) -> None:
+        self.statuses = {r.rel: FileStatus(r.rel, r.state, r.reason) for r in self._rows.values() if r.kind != "dir"}
 
     def refresh(self, progress: Progress | None = None) -> RefreshReport:
         """Walk the workspace and index what is new or changed since the last look; forget what is gone."""
@@ -226,7 +235,7 @@ class Workspace:
                 self.refs[rel] = refs
             else:
                 self.refs.pop(rel, None)
-            note = "indexed the first 2 MB (file is larger)" if doc.truncated else ""
+            note = TRUNCATED_NOTE if doc.truncated else ""
             status = FileStatus(rel, "indexed", note)
             if self.store is not None:
                 self.store.put_document(doc, refs)
