@@ -1,0 +1,194 @@
+"""The indexer service: one worker object in a QThread owns the workspace, its index and every PyMuPDF call.
+
+The GUI thread talks to it only through queued signals and never waits for it. Rankings are computed on the
+worker's thread too (the index is not shared between threads) and handed back as plain payloads.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+
+from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
+
+from ..core.payloads import context_payload, rank_payload
+from ..core.workspace import RankInput, RefreshReport, Workspace
+
+SNAPSHOT_DELAY_MS = 15_000  # after live updates, save the fast-start snapshot at most this often
+
+
+class IndexingCancelled(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class RankJob:
+    """One ranking request; `token` comes back with the answer so callers can drop stale ones."""
+
+    token: int
+    request: RankInput
+    now_ms: int | None = None
+    kind: str = "doc"
+    sort: str = "relevance"
+    limit: int | None = None
+    with_context: bool = False
+
+
+class IndexWorker(QObject):
+    progress = Signal(int, int, str)  # done, total, current file
+    opened = Signal(object)  # RefreshReport of the open (load + reconcile)
+    documentsChanged = Signal(object)  # RefreshReport of a live update
+    fileStatuses = Signal(list)  # [(rel, state, reason)] for the files just (re)examined
+    ranked = Signal(int, object)  # token, {"rank": rank payload, "context": context payload or None}
+    failed = Signal(str)
+    stopped = Signal()
+
+    def __init__(self, root: str, cancel: threading.Event, persistent: bool = True) -> None:
+        super().__init__()
+        self.root = root
+        self.cancel = cancel
+        self.persistent = persistent
+        self.workspace: Workspace | None = None
+        self._save_timer: QTimer | None = None
+
+    def _progress(self, done: int, total: int, rel: str) -> None:
+        if self.cancel.is_set():
+            raise IndexingCancelled
+        self.progress.emit(done, total, rel)
+
+    @Slot()
+    def open(self) -> None:
+        try:
+            opener = Workspace.open_persistent if self.persistent else Workspace.open
+            self.workspace = opener(self.root, self._progress)
+        except IndexingCancelled:
+            self.failed.emit("indexing was cancelled")
+            return
+        except Exception as exc:  # reported, never raised into Qt's event loop
+            self.failed.emit(f"could not open the workspace: {exc}")
+            return
+        self._emit_statuses(list(self.workspace.statuses))
+        self.opened.emit(self.workspace.last_refresh)
+
+    @Slot(list)
+    def applyPaths(self, rels: list[str]) -> None:
+        if self.workspace is None:
+            return
+        report = self.workspace.apply_changes(rels)
+        self._after_change(report, rels)
+
+    @Slot()
+    def refresh(self) -> None:
+        if self.workspace is None:
+            return
+        try:
+            report = self.workspace.refresh(self._progress)
+        except IndexingCancelled:
+            self.failed.emit("indexing was cancelled")
+            return
+        self._after_change(report, list(self.workspace.statuses))
+
+    def _after_change(self, report: RefreshReport, rels: list[str]) -> None:
+        if not report.changes:
+            return
+        self._emit_statuses(rels)
+        self.documentsChanged.emit(report)
+        if self._save_timer is None:  # created here so it lives on this thread
+            self._save_timer = QTimer(self)
+            self._save_timer.setSingleShot(True)
+            self._save_timer.timeout.connect(self._save)
+        if not self._save_timer.isActive():
+            self._save_timer.start(SNAPSHOT_DELAY_MS)
+
+    def _emit_statuses(self, rels: list[str]) -> None:
+        assert self.workspace is not None
+        statuses = self.workspace.statuses
+        self.fileStatuses.emit(
+            [(rel, statuses[rel].state, statuses[rel].reason) if rel in statuses else (rel, "removed", "") for rel in rels]
+        )
+
+    @Slot()
+    def _save(self) -> None:
+        if self.workspace is not None:
+            self.workspace.save()
+
+    @Slot(object)
+    def rank(self, job: RankJob) -> None:
+        if self.workspace is None:
+            return
+        now = job.now_ms if job.now_ms is not None else int(time.time() * 1000)
+        ranking = self.workspace.rank(job.request, now_ms=now, kind=job.kind, sort=job.sort)
+        context = None
+        if job.with_context:
+            context = context_payload(self.workspace.context(job.request, now_ms=now))
+        self.ranked.emit(job.token, {"rank": rank_payload(ranking, job.limit), "context": context})
+
+    @Slot()
+    def shutdown(self) -> None:
+        if self._save_timer is not None and self._save_timer.isActive():
+            self._save_timer.stop()
+            self._save()
+        if self.workspace is not None:
+            self.workspace.close()
+            self.workspace = None
+        self.stopped.emit()
+        QThread.currentThread().quit()
+
+
+class IndexerService(QObject):
+    """Owns the worker thread; every method returns at once."""
+
+    progress = Signal(int, int, str)
+    opened = Signal(object)
+    documentsChanged = Signal(object)
+    fileStatuses = Signal(list)
+    ranked = Signal(int, object)
+    failed = Signal(str)
+
+    _applyPaths = Signal(list)
+    _refresh = Signal()
+    _rank = Signal(object)
+    _shutdown = Signal()
+
+    def __init__(self, root: str, persistent: bool = True, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._cancel = threading.Event()
+        self._thread = QThread()
+        self._thread.setObjectName("knit-indexer")
+        self._worker = IndexWorker(root, self._cancel, persistent)
+        self._worker.moveToThread(self._thread)
+        self._thread.started.connect(self._worker.open)
+        for name in ("progress", "opened", "documentsChanged", "fileStatuses", "ranked", "failed"):
+            getattr(self._worker, name).connect(getattr(self, name))
+        self._applyPaths.connect(self._worker.applyPaths)
+        self._refresh.connect(self._worker.refresh)
+        self._rank.connect(self._worker.rank)
+        self._shutdown.connect(self._worker.shutdown)
+        self._next_token = 0
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def apply_paths(self, rels: list[str]) -> None:
+        self._applyPaths.emit(list(rels))
+
+    def refresh(self) -> None:
+        self._refresh.emit()
+
+    def rank(self, request: RankInput, **options) -> int:
+        """Queue a ranking; the answer arrives on `ranked` with the returned token."""
+        self._next_token += 1
+        self._rank.emit(RankJob(self._next_token, request, **options))
+        return self._next_token
+
+    def cancel(self) -> None:
+        self._cancel.set()
+
+    def stop(self, timeout_ms: int = 10_000) -> bool:
+        """Cancel any indexing, save, and end the thread (waits: for application exit only)."""
+        if not self._thread.isRunning():
+            return True
+        self._cancel.set()
+        self._shutdown.emit()
+        return self._thread.wait(timeout_ms)

@@ -1,0 +1,124 @@
+"""Watching a workspace with watchdog; changes are coalesced per path and reported as workspace-relative paths.
+
+Events under ignored directories (dot-directories, node_modules, build, …) are dropped. When the OS refuses more
+watches (inotify limits), the watcher falls back to polling, whose directory listing never enters ignored
+directories, and says so in `mode`.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from PySide6.QtCore import QObject, QTimer, Signal, Slot
+from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.observers import Observer
+from watchdog.observers.polling import PollingObserverVFS
+
+from ..core.scan import is_skipped_dir, is_watched_path
+
+QUIET_MS = 300  # a path is reported once it has been quiet this long (editors write in bursts)
+TICK_MS = 100
+POLL_INTERVAL_S = 2.0
+
+
+class _Forwarder(FileSystemEventHandler):
+    """Runs on watchdog's thread: turns events into relative paths and hands them over through a signal."""
+
+    def __init__(self, watcher: WorkspaceWatcher) -> None:
+        self.watcher = watcher
+
+    def on_any_event(self, event: FileSystemEvent) -> None:
+        if event.event_type in ("opened", "closed_no_write"):
+            return
+        if event.is_directory and event.event_type not in ("created", "deleted", "moved"):
+            return  # a directory "modified" only echoes a change to one of its files, reported on its own
+        paths = [event.src_path, getattr(event, "dest_path", "")]
+        rels = [r for r in (self.watcher.relative(os.fsdecode(p)) for p in paths if p) if r]
+        if event.is_directory:
+            rels = [r for r in rels if not is_skipped_dir(r.rsplit("/", 1)[-1])]
+        if rels:
+            self.watcher._arrived.emit(rels, 1 if event.is_directory else 0)
+
+
+def _listdir_skipping_ignored(path: str):
+    return (entry for entry in os.scandir(path) if not (entry.is_dir(follow_symlinks=False) and is_skipped_dir(entry.name)))
+
+
+class WorkspaceWatcher(QObject):
+    pathsChanged = Signal(list)  # workspace-relative paths, each quiet for QUIET_MS
+    rescanNeeded = Signal()  # a directory appeared, vanished or moved: walk again
+    modeChanged = Signal(str)  # "watching" or "polling: <why>"
+
+    _arrived = Signal(list, int)  # int, not bool: a bool crossing threads trips a PySide refcount bug
+
+    def __init__(self, root: str, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.root = os.path.realpath(root)
+        self.mode = "stopped"
+        self._observer = None
+        self._pending: dict[str, float] = {}
+        self._rescan = False
+        self._arrived.connect(self._on_arrived)
+        self._timer = QTimer(self)
+        self._timer.setInterval(TICK_MS)
+        self._timer.timeout.connect(self._flush)
+
+    def relative(self, path: str) -> str | None:
+        try:
+            rel = os.path.relpath(path, self.root)
+        except ValueError:
+            return None
+        rel = rel.replace(os.sep, "/")
+        if rel == "." or rel.startswith("../") or not is_watched_path(rel):
+            return None
+        return rel
+
+    def start(self) -> None:
+        try:
+            observer = Observer()
+            observer.schedule(_Forwarder(self), self.root, recursive=True)
+            observer.start()
+            self._set_mode("watching")
+        except OSError as exc:  # inotify watch or instance limits
+            observer = PollingObserverVFS(os.stat, _listdir_skipping_ignored, polling_interval=POLL_INTERVAL_S)
+            observer.schedule(_Forwarder(self), self.root, recursive=True)
+            observer.start()
+            self._set_mode(f"polling: the system refused more file watches ({exc.strerror or exc})")
+        self._observer = observer
+
+    def stop(self) -> None:
+        self._timer.stop()
+        if self._observer is not None:
+            self._observer.stop()
+            self._observer.join(timeout=5)
+            self._observer = None
+        self._set_mode("stopped")
+
+    def _set_mode(self, mode: str) -> None:
+        self.mode = mode
+        self.modeChanged.emit(mode)
+
+    @Slot(list, int)
+    def _on_arrived(self, rels: list[str], is_directory: int) -> None:
+        now = time.monotonic()
+        if is_directory:
+            self._rescan = True
+        for rel in rels:
+            self._pending[rel] = now
+        if not self._timer.isActive():
+            self._timer.start()
+
+    @Slot()
+    def _flush(self) -> None:
+        cutoff = time.monotonic() - QUIET_MS / 1000
+        ready = sorted(rel for rel, last in self._pending.items() if last <= cutoff)
+        for rel in ready:
+            del self._pending[rel]
+        if self._rescan and not self._pending:
+            self._rescan = False
+            self.rescanNeeded.emit()
+        elif ready:
+            self.pathsChanged.emit(ready)
+        if not self._pending:
+            self._timer.stop()

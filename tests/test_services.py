@@ -1,0 +1,142 @@
+"""The indexer thread and the folder watcher, with real files and qtbot (no sleeps)."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from knit_desktop.core.workspace import RankInput
+from knit_desktop.services import watcher as watcher_module
+from knit_desktop.services.indexer import IndexerService
+from knit_desktop.services.watcher import WorkspaceWatcher
+
+
+@pytest.fixture
+def live(qtbot, make_workspace):
+    """A started indexer service and watcher over a small workspace, wired as the app wires them."""
+    created = []
+
+    def start(files: dict, persistent: bool = True, watch: bool = True):
+        root = make_workspace(files)
+        service = IndexerService(str(root), persistent=persistent)
+        with qtbot.waitSignal(service.opened, timeout=20_000) as opened:
+            service.start()
+        watcher = None
+        if watch:
+            watcher = WorkspaceWatcher(str(root))
+            watcher.pathsChanged.connect(service.apply_paths)
+            watcher.rescanNeeded.connect(service.refresh)
+            watcher.start()
+        created.append((service, watcher))
+        return root, service, watcher, opened.args[0]
+
+    yield start
+    for service, watcher in created:
+        if watcher is not None:
+            watcher.stop()
+        assert service.stop()
+
+
+def top(qtbot, service, query):
+    answers = {}
+    service.ranked.connect(lambda token, payload: answers.__setitem__(token, payload))
+    token = service.rank(RankInput.from_query(query), limit=3)
+    qtbot.waitUntil(lambda: token in answers, timeout=5000)
+    results = answers[token]["rank"]["results"]
+    return results[0]["rel"] if results and results[0]["matched"] else None
+
+
+def wait_for_top(qtbot, service, query, expected, timeout=8000):
+    qtbot.waitUntil(lambda: top(qtbot, service, query) == expected, timeout=timeout)
+
+
+def test_service_opens_reports_progress_and_statuses(qtbot, make_workspace):
+    root = make_workspace({f"n{i}.md": f"# Note {i}\n\nbody" for i in range(30)} | {"bad.md": b"\x00" * 64})
+    service = IndexerService(str(root))
+    progress, statuses = [], []
+    service.progress.connect(lambda done, total, rel: progress.append((done, total)))
+    service.fileStatuses.connect(statuses.extend)
+    with qtbot.waitSignal(service.opened, timeout=20_000) as opened:
+        service.start()
+    assert opened.args[0].added == 31
+    assert progress[-1] == (31, 31)
+    assert ("bad.md", "skipped", "binary content in a text file") in statuses
+    assert service.stop()
+
+
+def test_ranking_follows_creates_edits_atomic_saves_renames_and_deletes(qtbot, live):
+    root, service, watcher, _ = live({"docs/a.md": "# Alpha\n\nnothing yet", "docs/b.md": "# Beta\n\nother"})
+    assert watcher.mode == "watching"
+
+    (root / "docs/new.md").write_text("# Zeppelin hangar\n\nairships", encoding="utf-8")  # create
+    wait_for_top(qtbot, service, "zeppelin", "docs/new.md")
+
+    (root / "docs/a.md").write_text("# Alpha\n\nmarmalade recipe", encoding="utf-8")  # edit
+    wait_for_top(qtbot, service, "marmalade", "docs/a.md")
+
+    tmp = root / "docs/.b.md.swp"  # an editor's atomic save: write a temp file, rename it over the original
+    tmp.write_text("# Beta\n\nquokka census", encoding="utf-8")
+    os.replace(tmp, root / "docs/b.md")
+    wait_for_top(qtbot, service, "quokka", "docs/b.md")
+
+    os.rename(root / "docs/new.md", root / "docs/renamed.md")  # rename
+    wait_for_top(qtbot, service, "zeppelin", "docs/renamed.md")
+
+    (root / "docs/renamed.md").unlink()  # delete
+    wait_for_top(qtbot, service, "zeppelin", None)
+
+
+def test_a_new_directory_full_of_files_is_picked_up(qtbot, live):
+    root, service, _, _ = live({"a.md": "# A"})
+    staging = root.parent / "staging"
+    staging.mkdir()
+    (staging / "deep.md").write_text("# Narwhal migration\n\nnotes", encoding="utf-8")
+    os.rename(staging, root / "moved-in")
+    wait_for_top(qtbot, service, "narwhal", "moved-in/deep.md")
+
+
+def test_changes_in_ignored_directories_are_not_reported(qtbot, make_workspace):
+    root = make_workspace({"a.md": "# A"})
+    (root / "node_modules").mkdir()
+    watcher = WorkspaceWatcher(str(root))
+    seen = []
+    watcher.pathsChanged.connect(seen.extend)
+    watcher.start()
+    try:
+        (root / "node_modules" / "x.md").write_text("ignored", encoding="utf-8")
+        (root / "b.md").write_text("# B", encoding="utf-8")
+        qtbot.waitUntil(lambda: "b.md" in seen, timeout=5000)
+        assert not any(rel.startswith("node_modules") for rel in seen)
+    finally:
+        watcher.stop()
+
+
+def test_falls_back_to_polling_when_the_os_refuses_watches(qtbot, make_workspace, monkeypatch):
+    class RefusingObserver(watcher_module.Observer):
+        def schedule(self, *args, **kwargs):
+            raise OSError(28, "inotify watch limit reached")
+
+    monkeypatch.setattr(watcher_module, "Observer", RefusingObserver)
+    monkeypatch.setattr(watcher_module, "POLL_INTERVAL_S", 0.2)
+    root = make_workspace({"a.md": "# A"})
+    watcher = WorkspaceWatcher(str(root))
+    seen = []
+    watcher.pathsChanged.connect(seen.extend)
+    watcher.start()
+    try:
+        assert watcher.mode.startswith("polling: the system refused more file watches")
+        (root / "c.md").write_text("# C", encoding="utf-8")
+        qtbot.waitUntil(lambda: "c.md" in seen, timeout=8000)
+    finally:
+        watcher.stop()
+
+
+def test_indexing_can_be_cancelled(qtbot, make_workspace):
+    root = make_workspace({f"n{i:04}.md": f"# Note {i}\n\n" + "words " * 200 for i in range(1500)})
+    service = IndexerService(str(root))
+    service.progress.connect(lambda done, total, rel: service.cancel() if done == 10 else None)
+    with qtbot.waitSignal(service.failed, timeout=20_000) as failed:
+        service.start()
+    assert failed.args[0] == "indexing was cancelled"
+    assert service.stop()
