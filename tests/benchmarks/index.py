@@ -35,6 +35,45 @@ def wall(args: list[str], env: dict, repeat: int = 5) -> float:
     return statistics.median(times)
 
 
+def live_save_to_rank(root: Path) -> float:
+    """Save a file while the indexer service and the watcher run; time until a ranking puts it first."""
+    from PySide6.QtCore import QCoreApplication, QEventLoop, QTimer
+
+    from knit_desktop.services.indexer import IndexerService
+    from knit_desktop.services.watcher import WorkspaceWatcher
+
+    app = QCoreApplication.instance() or QCoreApplication([])
+    service = IndexerService(str(root))
+    loop = QEventLoop()
+    service.opened.connect(loop.quit)
+    service.start()
+    loop.exec()
+    watcher = WorkspaceWatcher(str(root))
+    watcher.pathsChanged.connect(service.apply_paths)
+    watcher.start()
+    result: dict[str, float] = {}
+
+    def on_changed(_report) -> None:
+        service.rank(RankInput.from_query("zyxwvut"), limit=1)
+
+    def on_ranked(_token, payload) -> None:
+        results = payload["rank"]["results"]
+        if results and results[0]["rel"] == "notes/saved-now.md" and results[0]["matched"]:
+            result["t"] = time.perf_counter()
+            loop.quit()
+
+    service.documentsChanged.connect(on_changed)
+    service.ranked.connect(on_ranked)
+    QTimer.singleShot(10_000, loop.quit)
+    t0 = time.perf_counter()
+    (root / "notes" / "saved-now.md").write_text("# Zyxwvut plan\n\nThe zyxwvut rollout.\n", encoding="utf-8")
+    loop.exec()
+    watcher.stop()
+    service.stop()
+    del app
+    return result.get("t", float("inf")) - t0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--size", type=int, default=20000)
@@ -55,14 +94,8 @@ def main() -> int:
         warm_open = time.perf_counter() - t0
         assert ws.last_refresh.loaded_from == "snapshot", ws.last_refresh
 
-        target = root / "notes" / "saved-now.md"
-        t0 = time.perf_counter()
-        target.write_text("# Zyxwvut plan\n\nThe zyxwvut rollout checklist.\n", encoding="utf-8")
-        ws.refresh()
-        top = ws.rank(RankInput.from_query("zyxwvut"), now_ms=int(time.time() * 1000)).ranked[0].doc.rel
-        save_to_rank = time.perf_counter() - t0
-        assert top == "notes/saved-now.md", top
         ws.close()
+        save_to_rank = live_save_to_rank(root)
 
         bare = wall([*CLI, "--version"], env)
         rank = wall([*CLI, "rank", "--workspace", str(root), "--query", "upload retry backoff", "--limit", "5"], env)
@@ -70,8 +103,8 @@ def main() -> int:
     print(f"workspace: {args.size} documents requested, {n_files} files")
     print(f"cold index (knit-desktop index): {cold:.1f} s, {n_files / cold:.0f} files/s  [target <= 90 s]")
     print(f"warm start, nothing changed: {warm_open:.2f} s in process, {warm_cli:.2f} s as `index`  [target <= 3 s]")
-    print(f"save one file -> refresh + rank shows it first: {save_to_rank * 1000:.0f} ms (in process, full "
-          "reconcile walk; the live watcher path updates one file)  [target <= 1 s]")
+    print(f"save one file -> watcher -> indexer thread -> ranked first: {save_to_rank * 1000:.0f} ms "
+          "(includes the watcher's 300 ms quiet period)  [target <= 1 s]")
     print(f"`rank` wall {rank * 1000:.0f} ms vs bare `--version` {bare * 1000:.0f} ms: +{(rank - bare) * 1000:.0f} ms"
           "  [target <= +300 ms]")
     ok = cold <= 90 and warm_open <= 3 and save_to_rank <= 1 and rank - bare <= 0.3
