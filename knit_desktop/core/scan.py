@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from .documents import kind_for_name
+from .documents import EXTENSION_KINDS, kind_for_name
 
 MAX_DEPTH = 6
 SKIPPED_DIRS = frozenset(
@@ -68,34 +68,30 @@ def walk_workspace(root: str, statuses: list[FileStatus] | None = None) -> Itera
         directory, prefix, depth = queue.popleft()
         try:
             with os.scandir(directory) as it:
-                entries = sorted(it, key=lambda e: e.name)
+                entries = list(it)  # unsorted: order only decides internal ids; rankings break ties by path
         except OSError as exc:
             if statuses is not None:
                 statuses.append(FileStatus(prefix.rstrip("/") or ".", "failed", f"cannot list directory: {exc.strerror}"))
             continue
         for entry in entries:
-            rel = prefix + entry.name
+            name = entry.name
             try:
                 if entry.is_dir(follow_symlinks=False):
-                    if is_skipped_dir(entry.name):
-                        continue
-                    if depth < MAX_DEPTH:
-                        queue.append((entry.path, rel + "/", depth + 1))
+                    if not is_skipped_dir(name) and depth < MAX_DEPTH:
+                        queue.append((entry.path, prefix + name + "/", depth + 1))
                     continue
-                kind = kind_for_name(entry.name)
+                dot = name.rfind(".")
+                kind = EXTENSION_KINDS.get(name[dot + 1 :].lower()) if dot >= 0 else None  # this loop runs per file
                 if kind is None:
                     continue
                 stat = entry.stat(follow_symlinks=True)
             except OSError as exc:
-                if statuses is not None and kind_for_name(entry.name):
-                    statuses.append(FileStatus(rel, "failed", f"cannot read file information: {exc.strerror}"))
+                if statuses is not None and kind_for_name(name):
+                    statuses.append(FileStatus(prefix + name, "failed", f"cannot read file information: {exc.strerror}"))
                 continue
-            if not _is_regular(stat):
+            rel = prefix + name
+            if not stat_module.S_ISREG(stat.st_mode):
                 if statuses is not None:
                     statuses.append(FileStatus(rel, "skipped", "not a regular file"))
                 continue
             yield Candidate(entry.path, rel, kind, stat.st_size, int(stat.st_mtime_ns // 1_000_000))
-
-
-def _is_regular(stat: os.stat_result) -> bool:
-    return stat_module.S_ISREG(stat.st_mode)

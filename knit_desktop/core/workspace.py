@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from .context_pack import ContextPack, build_context_pack
@@ -72,15 +72,35 @@ def has_persistent_index(root: str) -> bool:
     return index_db_path(resolve_root(root)).exists()
 
 
+class StatusView(Mapping):
+    """Every file's status: indexed documents from the index itself, the rest from their rows. A view, so a
+    20,000-file workspace does not keep 20,000 status objects that only repeat "indexed"."""
+
+    def __init__(self, workspace: Workspace) -> None:
+        self._ws = workspace
+
+    def __getitem__(self, rel: str) -> FileStatus:
+        row = self._ws._row(rel)
+        if row is None:
+            raise KeyError(rel)
+        return FileStatus(rel, row.state, row.reason)
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._ws.index.by_rel
+        yield from (rel for rel in self._ws._rows if rel not in self._ws.index.by_rel)
+
+    def __len__(self) -> int:
+        return len(self._ws.index.by_rel) + sum(1 for rel in self._ws._rows if rel not in self._ws.index.by_rel)
+
+
 @dataclass
 class Workspace:
     root: str
     store: IndexStore | None = None
     index: SearchIndex = field(default_factory=SearchIndex)
-    statuses: dict[str, FileStatus] = field(default_factory=dict)
     refs: dict[str, list[Ref]] = field(default_factory=dict)
     last_refresh: RefreshReport = field(default_factory=RefreshReport)
-    _rows: dict[str, FileRow] = field(default_factory=dict)
+    _rows: dict[str, FileRow] = field(default_factory=dict)  # files that are not indexed documents
     _graph: LinkGraph | None = None
     _graph_version: int = -1
 
@@ -104,6 +124,17 @@ class Workspace:
         if self.store is not None:
             self.store.close()
 
+    @property
+    def statuses(self) -> StatusView:
+        return StatusView(self)
+
+    def _row(self, rel: str) -> FileRow | None:
+        doc = self.index.get(rel)
+        if doc is not None:
+            note = TRUNCATED_NOTE if doc.truncated else ""
+            return FileRow(rel, doc.kind, doc.mtime_ms, doc.size, doc.content_hash, "indexed", note)
+        return self._rows.get(rel)
+
     # --- loading and reconciling ---------------------------------------------------------------------
 
     def _load_from_store(self) -> None:
@@ -113,22 +144,14 @@ class Workspace:
             # The snapshot matches every row written, so indexed rows are known from its documents.
             self.index, self.refs = loaded
             self._rows = self.store.rows(only_problems=True)
-            for _, doc in self.index.documents():
-                note = TRUNCATED_NOTE if doc.truncated else ""
-                self._rows[doc.rel] = FileRow(doc.rel, doc.kind, doc.mtime_ms, doc.size, doc.content_hash, "indexed", note)
-            self._statuses_from_rows()
             self.last_refresh.loaded_from = "snapshot"
             return
-        self._rows = self.store.rows()
-        self._statuses_from_rows()
+        self._rows = self.store.rows(only_problems=True)
         for doc, refs in self.store.stored_documents():  # a kill mid-write left the snapshot behind: rebuild
             self.index.add(doc)
             if refs:
                 self.refs[doc.rel] = refs
         self.last_refresh.loaded_from = "rows"
-
-    def _statuses_from_rows(self) -> None:
-        self.statuses = {r.rel: FileStatus(r.rel, r.state, r.reason) for r in self._rows.values() if r.kind != "dir"}
 
     def refresh(self, progress: Progress | None = None) -> RefreshReport:
         """Walk the workspace and index what is new or changed since the last look; forget what is gone."""
@@ -138,7 +161,7 @@ class Workspace:
         seen = {c.rel for c in candidates}
         todo = [c for c in candidates if self._needs_update(c)]
         report.unchanged = len(candidates) - len(todo)
-        gone = sorted((set(self._rows) | set(self.index.by_rel)) - seen)
+        gone = sorted((set(self._rows) | self.index.by_rel.keys()) - seen)
         gone = [rel for rel in gone if self._rows.get(rel) is None or self._rows[rel].kind != "dir"]
         for start in range(0, max(len(todo), 1), BATCH):
             with self._transaction():
@@ -181,6 +204,9 @@ class Workspace:
             self.store.save_snapshot(self.index, self.refs)
 
     def _needs_update(self, cand: Candidate) -> bool:
+        doc = self.index.get(cand.rel)
+        if doc is not None:
+            return doc.mtime_ms != cand.mtime_ms or doc.size != cand.size
         row = self._rows.get(cand.rel)
         if row is None or row.state == "failed":
             return True
@@ -190,7 +216,7 @@ class Workspace:
         return self.store.transaction() if self.store is not None else contextlib.nullcontext()
 
     def _update(self, cand: Candidate) -> str:
-        row = self._rows.get(cand.rel)
+        row = self._row(cand.rel)
         data = None
         if row is not None and row.state == "indexed" and row.content_hash and cand.rel in self.index.by_rel:
             try:
@@ -211,8 +237,6 @@ class Workspace:
             self.index.version += 1  # modification times feed the pools' time order
         if self.store is not None:
             self.store.touch(cand.rel, cand.mtime_ms, cand.size)
-        self._rows[cand.rel] = FileRow(cand.rel, cand.kind, cand.mtime_ms, cand.size, self._rows[cand.rel].content_hash,
-                                       "indexed", self._rows[cand.rel].reason)
 
     def update_file(
         self, path: str, rel: str, kind: str, mtime_ms: int, size: int, data: bytes | None = None
@@ -239,22 +263,20 @@ class Workspace:
             status = FileStatus(rel, "indexed", note)
             if self.store is not None:
                 self.store.put_document(doc, refs)
-            self._rows[rel] = FileRow(rel, kind, mtime_ms, size, doc.content_hash, "indexed", note)
-            self.statuses[rel] = status
+            self._rows.pop(rel, None)
             return status
         self.index.remove(rel)
         self.refs.pop(rel, None)
         if self.store is not None:
             self.store.put_status(status, kind, mtime_ms, size)
         self._rows[rel] = FileRow(rel, kind, mtime_ms, size, "", status.state, status.reason)
-        self.statuses[rel] = status
         return status
 
     def remove_file(self, rel: str) -> None:
-        self.index.remove(rel)
+        known = self.index.remove(rel)
         self.refs.pop(rel, None)
-        self.statuses.pop(rel, None)
-        if self._rows.pop(rel, None) is not None and self.store is not None:
+        known = self._rows.pop(rel, None) is not None or known
+        if known and self.store is not None:
             self.store.delete(rel)
 
     def _record_walk_problems(self, problems: list[FileStatus]) -> None:
@@ -265,9 +287,8 @@ class Workspace:
         for rel in before:
             self.remove_file(rel)
         for status in problems:
-            if status.rel in self._rows and self._rows[status.rel].kind != "dir":
+            if status.rel in self.index.by_rel or (status.rel in self._rows and self._rows[status.rel].kind != "dir"):
                 continue
-            self.statuses[status.rel] = status
             self._rows[status.rel] = FileRow(status.rel, "dir", 0, 0, "", status.state, status.reason)
             if self.store is not None:
                 self.store.put_status(status, "dir", 0, 0)
@@ -275,13 +296,15 @@ class Workspace:
     # --- reporting and ranking -----------------------------------------------------------------------
 
     def status_counts(self) -> dict[str, int]:
-        counts = {"indexed": 0, "skipped": 0, "failed": 0}
-        for status in self.statuses.values():
+        counts = {"indexed": len(self.index), "skipped": 0, "failed": 0}
+        for status in self.problems():
             counts[status.state] = counts.get(status.state, 0) + 1
         return counts
 
     def problems(self) -> list[FileStatus]:
-        return sorted((s for s in self.statuses.values() if s.state != "indexed"), key=lambda s: s.rel)
+        """Files that are not indexed, with why."""
+        rows = (r for r in self._rows.values() if r.rel not in self.index.by_rel)
+        return sorted((FileStatus(r.rel, r.state, r.reason) for r in rows), key=lambda s: s.rel)
 
     def graph(self) -> LinkGraph:
         if self._graph is None or self._graph_version != self.index.version:
