@@ -140,3 +140,59 @@ def test_indexing_can_be_cancelled(qtbot, make_workspace):
         service.start()
     assert failed.args[0] == "indexing was cancelled"
     assert service.stop()
+
+
+def test_watch_plan_covers_every_kept_directory_and_no_ignored_one(make_workspace):
+    from knit_desktop.services.watcher import plan_watches
+
+    root = make_workspace(
+        {
+            "docs/a/x.md": "#",
+            "packages/x/src/y.md": "#",
+            "packages/x/node_modules/dep/z.md": "#",
+            "node_modules/big/w.md": "#",
+            ".git/objects/o": "",
+        }
+    )
+    plan = {(os.path.relpath(d, root), recursive) for d, recursive in plan_watches(str(root))}
+    assert plan == {(".", False), ("docs", True), ("packages", False), ("packages/x", False), ("packages/x/src", True)}
+    clean = make_workspace({"a/b/c.md": "#"}, name="clean")
+    assert plan_watches(str(clean)) == [(str(clean), True)]
+
+
+def _inotify_watches() -> int:
+    count = 0
+    for fd in os.listdir("/proc/self/fdinfo"):
+        try:
+            with open(f"/proc/self/fdinfo/{fd}", encoding="utf-8") as info:
+                count += sum(1 for line in info if line.startswith("inotify wd:"))
+        except OSError:
+            continue
+    return count
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fdinfo"), reason="needs Linux /proc")
+def test_ignored_directories_get_no_inotify_watch(qtbot, make_workspace):
+    files = {f"node_modules/pkg{i}/index.md": "#" for i in range(60)}
+    files |= {f".git/objects/{i:02x}/o": "" for i in range(30)}
+    files |= {"docs/a/x.md": "#", "docs/b/y.md": "#", "notes/z.md": "#"}
+    root = make_workspace(files)
+    before = _inotify_watches()
+    watcher = WorkspaceWatcher(str(root))
+    watcher.start()
+    try:
+        assert watcher.mode == "watching"
+        # root, docs, docs/a, docs/b, notes: nothing under node_modules or .git
+        assert _inotify_watches() - before == 5
+        seen = []
+        watcher.pathsChanged.connect(seen.extend)
+        (root / "docs" / "a" / "new.md").write_text("# New", encoding="utf-8")
+        qtbot.waitUntil(lambda: "docs/a/new.md" in seen, timeout=5000)
+        # A directory created later under the (non-recursively watched) root is re-planned and watched.
+        with qtbot.waitSignal(watcher.rescanNeeded, timeout=5000):
+            (root / "later").mkdir()
+        (root / "later" / "f.md").write_text("# F", encoding="utf-8")
+        qtbot.waitUntil(lambda: "later/f.md" in seen, timeout=5000)
+        assert _inotify_watches() - before == 6
+    finally:
+        watcher.stop()

@@ -1,12 +1,16 @@
 """Watching a workspace with watchdog; changes are coalesced per path and reported as workspace-relative paths.
 
-Events under ignored directories (dot-directories, node_modules, build, …) are dropped. When the OS refuses more
-watches (inotify limits), the watcher falls back to polling, whose directory listing never enters ignored
-directories, and says so in `mode`.
+Ignored directories (dot-directories, node_modules, build, …) are not watched: a directory whose subtree holds
+none gets one recursive watch, a directory that holds some gets a non-recursive watch and its other children are
+planned the same way (watchdog runs a thread per scheduled watch, so watching every directory separately is not an
+option). An ignored directory created later inside a recursively watched subtree is watched until the next
+re-plan, but its events are dropped. When the OS refuses more watches (inotify limits), the watcher falls back to
+polling, whose directory listing never enters ignored directories, and says so in `mode`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 
@@ -39,6 +43,37 @@ class _Forwarder(FileSystemEventHandler):
             rels = [r for r in rels if not is_skipped_dir(r.rsplit("/", 1)[-1])]
         if rels:
             self.watcher._arrived.emit(rels, 1 if event.is_directory else 0)
+
+
+def plan_watches(root: str) -> list[tuple[str, bool]]:
+    """(directory, recursive) pairs covering every non-ignored directory under `root` and no ignored one."""
+    plan: list[tuple[str, bool]] = []
+
+    def clean(directory: str) -> bool:
+        """Whether no ignored directory lies below `directory`; if one does, plan watches for this subtree."""
+        try:
+            with os.scandir(directory) as it:
+                children = [e for e in it if e.is_dir(follow_symlinks=False)]
+        except OSError:
+            return True  # unreadable: nothing below it can be watched anyway
+        all_clean = True
+        clean_children: list[str] = []
+        for child in children:
+            if is_skipped_dir(child.name):
+                all_clean = False
+            elif clean(child.path):
+                clean_children.append(child.path)
+            else:
+                all_clean = False
+        if all_clean:
+            return True  # the caller's recursive watch (or the root's) covers this subtree
+        plan.append((directory, False))
+        plan.extend((child, True) for child in clean_children)
+        return False
+
+    if clean(root):
+        plan.append((root, True))
+    return plan
 
 
 def _listdir_skipping_ignored(path: str):
@@ -77,15 +112,37 @@ class WorkspaceWatcher(QObject):
     def start(self) -> None:
         try:
             observer = Observer()
-            observer.schedule(_Forwarder(self), self.root, recursive=True)
+            forwarder = _Forwarder(self)
+            for directory, recursive in plan_watches(self.root):
+                observer.schedule(forwarder, directory, recursive=recursive)
             observer.start()
             self._set_mode("watching")
         except OSError as exc:  # inotify watch or instance limits
-            observer = PollingObserverVFS(os.stat, _listdir_skipping_ignored, polling_interval=POLL_INTERVAL_S)
-            observer.schedule(_Forwarder(self), self.root, recursive=True)
-            observer.start()
-            self._set_mode(f"polling: the system refused more file watches ({exc.strerror or exc})")
+            with contextlib.suppress(Exception):
+                observer.unschedule_all()
+            self._start_polling(exc)
+            return
         self._observer = observer
+
+    def _start_polling(self, exc: OSError) -> None:
+        observer = PollingObserverVFS(os.stat, _listdir_skipping_ignored, polling_interval=POLL_INTERVAL_S)
+        observer.schedule(_Forwarder(self), self.root, recursive=True)
+        observer.start()
+        self._observer = observer
+        self._set_mode(f"polling: the system refused more file watches ({exc.strerror or exc})")
+
+    def _replan(self) -> None:
+        """Directories appeared or vanished: watch what is there now (inotify mode only)."""
+        if self._observer is None or not self.mode.startswith("watching"):
+            return
+        try:
+            self._observer.unschedule_all()
+            forwarder = _Forwarder(self)
+            for directory, recursive in plan_watches(self.root):
+                self._observer.schedule(forwarder, directory, recursive=recursive)
+        except OSError as exc:
+            self.stop()
+            self._start_polling(exc)
 
     def stop(self) -> None:
         self._timer.stop()
@@ -117,6 +174,7 @@ class WorkspaceWatcher(QObject):
             del self._pending[rel]
         if self._rescan and not self._pending:
             self._rescan = False
+            self._replan()
             self.rescanNeeded.emit()
         elif ready:
             self.pathsChanged.emit(ready)
