@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from . import __version__
 from .core.conversation import Message, MessagesFormatError, load_messages, messages_from_json
+from .core.dsh_sessions import SessionLog, active_session, discover, dsh_home, find_session, sessions_root
 from .core.payloads import context_payload, rank_payload
 from .core.render import render_context, render_rank
 from .core.workspace import RankInput, Workspace, WorkspaceNotFound, has_persistent_index
@@ -19,7 +20,7 @@ from .resources import demo_conversation, demo_workspace
 EXIT_OK = 0
 EXIT_USAGE = 2
 EXIT_NO_WORKSPACE = 3
-SUBCOMMANDS = ("gui", "rank", "context", "index")
+SUBCOMMANDS = ("gui", "rank", "context", "index", "sessions", "conversation")
 
 
 class UsageError(Exception):
@@ -62,6 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
         group = p.add_mutually_exclusive_group()
         group.add_argument("--query", metavar="TEXT", help="rank by this text instead of a conversation")
         group.add_argument("--messages", metavar="FILE", help="JSON array of {role, text}, oldest first ('-' = stdin)")
+        group.add_argument("--session", metavar="ID|auto", help="rank by a DSH session's conversation (auto: the active one)")
         p.add_argument("--now", type=_epoch_ms, metavar="EPOCH_MS", help="pin the clock (for reproducible results)")
         p.add_argument("--json", action="store_true", help="print JSON")
 
@@ -82,6 +84,15 @@ def build_parser() -> argparse.ArgumentParser:
     input_args(context)
     context.add_argument("--limit", type=_positive_int, metavar="N", default=5, help="recent files in time mode")
 
+    sessions = sub.add_parser("sessions", help="list DSH sessions and which one is active")
+    sessions.add_argument("--dsh-home", metavar="DIR")
+    sessions.add_argument("--json", action="store_true")
+
+    conversation = sub.add_parser("conversation", help="print what Knit reads from a DSH session")
+    conversation.add_argument("--dsh-home", metavar="DIR")
+    conversation.add_argument("--session", metavar="ID|auto", default="auto")
+    conversation.add_argument("--json", action="store_true")
+
     index = sub.add_parser("index", help="index a workspace and report what was indexed, skipped or failed")
     workspace_args(index)
     index.add_argument("--json", action="store_true")
@@ -99,7 +110,26 @@ def _read_messages(source: str) -> list[Message]:
         raise UsageError(f"--messages {source}: cannot read it ({exc.strerror or exc})") from None
 
 
+def _session_log(args: argparse.Namespace) -> SessionLog:
+    logs = discover(dsh_home(args.dsh_home))
+    log = find_session(logs, args.session)
+    if log is None:
+        wanted = "active DSH session" if args.session in (None, "auto") else f"DSH session {args.session!r}"
+        raise UsageError(f"found no {wanted} under {sessions_root(dsh_home(args.dsh_home))}")
+    log.update()
+    if log.header is None:
+        raise UsageError(f"DSH session log {log.path} is unreadable: {log.problem or 'no header'}")
+    return log
+
+
 def _rank_input(args: argparse.Namespace) -> RankInput:
+    if getattr(args, "session", None):
+        log = _session_log(args)
+        if not args.workspace:
+            if not log.cwd:
+                raise UsageError(f"DSH session {log.session_id} has no working directory; pass --workspace")
+            args.workspace = log.cwd
+        return RankInput.from_messages(log.messages)
     if getattr(args, "query", None) is not None:
         return RankInput.from_query(args.query)
     if getattr(args, "messages", None):
@@ -223,6 +253,7 @@ def cmd_gui(args: argparse.Namespace) -> int:
     if not args.workspace and not args.messages:
         args.demo = True
     args.query = None
+    args.session = None
     args.now = None
     args.limit = 5
     workspace = _open_workspace(args)
@@ -238,7 +269,67 @@ def _report_problems(workspace: Workspace) -> None:
         print(f"\n{len(problems)} file(s) not indexed (run `knit-desktop index` for the list).", file=sys.stderr)
 
 
-COMMANDS = {"gui": cmd_gui, "rank": cmd_rank, "context": cmd_context, "index": cmd_index}
+def _session_summary(log: SessionLog, active: SessionLog | None) -> dict:
+    header = log.header or {}
+    out = {
+        "id": log.session_id,
+        "cwd": log.cwd,
+        "title": log.title,
+        "updated_ms": log.updated_ms,
+        "active": log is active,
+        "top_level": log.top_level if log.header else False,
+        "parent": header.get("parentSession") or None,
+    }
+    if log.problem:
+        out["problem"] = log.problem
+    return out
+
+
+def cmd_sessions(args: argparse.Namespace) -> int:
+    logs = discover(dsh_home(args.dsh_home))
+    for log in logs:
+        log.update()  # titles are events: read each log (incrementally, in the app)
+    active = active_session(logs)
+    ordered = sorted(logs, key=lambda log: -log.updated_ms)
+    if args.json:
+        _print_json({"root": str(sessions_root(dsh_home(args.dsh_home))), "sessions": [_session_summary(x, active) for x in ordered]})
+        return EXIT_OK
+    if not ordered:
+        print(f"No DSH sessions under {sessions_root(dsh_home(args.dsh_home))}.")
+    for log in ordered:
+        mark = "*" if log is active else " "
+        title = log.title or "(untitled)"
+        note = f"  [unreadable: {log.problem}]" if log.problem and log.header is None else ""
+        print(f"{mark} {log.session_id}  {title}  {log.cwd}{note}")
+    return EXIT_OK
+
+
+def cmd_conversation(args: argparse.Namespace) -> int:
+    log = _session_log(args)
+    payload = {
+        "session": {"id": log.session_id, "cwd": log.cwd, "title": log.title, "updated_ms": log.updated_ms},
+        "messages": [{"role": m.role, "text": m.text, "seq": m.seq} for m in log.messages],
+        "reads": [{"path": r.path, "ok": r.ok} for r in log.reads],
+    }
+    if args.json:
+        _print_json(payload)
+        return EXIT_OK
+    print(f"{log.title or '(untitled)'} — {log.session_id} — {log.cwd}")
+    for m in log.messages:
+        first = m.text.strip().splitlines()[0] if m.text.strip() else ""
+        print(f"  [{m.seq}] {m.role}: {first[:100]}")
+    print(f"{len(log.messages)} messages, {len(log.reads)} reads")
+    return EXIT_OK
+
+
+COMMANDS = {
+    "gui": cmd_gui,
+    "rank": cmd_rank,
+    "context": cmd_context,
+    "index": cmd_index,
+    "sessions": cmd_sessions,
+    "conversation": cmd_conversation,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,262 @@
+"""DSH sessions on disk: where they are, what each one says, and which one the user is talking in.
+
+Read-only. Reference: dsh-sessions.md §1 (layout, transcript names, header, event shapes, synthetic messages).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .conversation import Message
+from .dsh_log import LogReader, file_mtime_ms
+
+TRANSCRIPT = re.compile(r"^session(?:\.v([1-9][0-9]*))?\.jsonl(\.zstd)?$")
+_ROOT_ROW = re.compile(r"session-persistence-jsonl")
+_ROOT_KEY = re.compile(r"^\s*root:\s*['\"]?([^'\"#]+?)['\"]?\s*(?:#.*)?$")
+
+
+def dsh_home(explicit: str | None = None) -> Path:
+    """--dsh-home, else DSH_HOME (blank counts as unset), else ~/.dsh."""
+    if explicit:
+        return Path(os.path.expanduser(explicit))
+    env = os.environ.get("DSH_HOME", "").strip()
+    return Path(os.path.expanduser(env)) if env else Path.home() / ".dsh"
+
+
+def sessions_root(home: Path) -> Path:
+    """The session-persistence-jsonl root: a profile's or the home layer's override where one can be read,
+    else `<home>/sessions`. The patch files are YAML; only the row's `root:` key is looked for."""
+    patches = sorted(home.glob("profiles/*/cordis.patch.yml")) + [home / "cordis.patch.yml"]
+    for patch in patches:
+        try:
+            lines = patch.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            continue
+        for i, line in enumerate(lines):
+            if not _ROOT_ROW.search(line):
+                continue
+            for follow in lines[i + 1 : i + 15]:
+                if follow.lstrip().startswith("- ") and "id:" in follow:
+                    break  # the next row began
+                m = _ROOT_KEY.match(follow)
+                if m:
+                    root = Path(os.path.expanduser(m.group(1).strip()))
+                    return root if root.is_absolute() else home / root
+    return home / "sessions"
+
+
+def best_transcript(session_dir: Path) -> Path | None:
+    """The newest generation in a session directory: highest version, `.zstd` preferred at the same version."""
+    best: tuple[int, int, Path] | None = None
+    try:
+        names = os.listdir(session_dir)
+    except OSError:
+        return None
+    for name in names:
+        m = TRANSCRIPT.match(name)
+        if m:
+            key = (int(m.group(1) or 0), 1 if m.group(2) else 0, session_dir / name)
+            if best is None or key[:2] > best[:2]:
+                best = key
+    return best[2] if best else None
+
+
+@dataclass(frozen=True)
+class Read:
+    path: str
+    ok: bool
+    seq: int
+
+
+@dataclass
+class SessionLog:
+    """One transcript, followed incrementally: header, title, human and assistant messages, `read` calls."""
+
+    path: str
+    header: dict | None = None
+    title: str = ""
+    messages: list[Message] = field(default_factory=list)
+    reads: list[Read] = field(default_factory=list)
+    problem: str = ""  # why the log could not be read (the session is then shown as unreadable)
+    _calls: dict[str, tuple[str, int]] = field(default_factory=dict)
+    _reader: LogReader | None = None
+
+    def __post_init__(self) -> None:
+        self._reader = LogReader(self.path)
+
+    @property
+    def session_id(self) -> str:
+        return str((self.header or {}).get("id", ""))
+
+    @property
+    def cwd(self) -> str:
+        return str((self.header or {}).get("cwd") or "")
+
+    @property
+    def seed_length(self) -> int:
+        value = (self.header or {}).get("seedLength", 0)
+        return value if isinstance(value, int) else 0
+
+    @property
+    def top_level(self) -> bool:
+        header = self.header or {}
+        return header.get("origin") != "subagent" and not header.get("delegationDepth")
+
+    @property
+    def updated_ms(self) -> int:
+        try:
+            return file_mtime_ms(self.path)
+        except OSError:
+            return 0
+
+    def load_header(self) -> None:
+        """Just the header, for listings."""
+        if self.header is None:
+            try:
+                self.header = self._reader.read_header()  # type: ignore[union-attr]
+            except OSError as exc:
+                self.problem = f"cannot read the log: {exc.strerror or exc}"
+                return
+            if self.header is None:
+                self.problem = "the log does not start with a session header"
+
+    def update(self) -> list[Message]:
+        """Read what was appended; returns the new messages (human and assistant text only)."""
+        assert self._reader is not None
+        try:
+            result = self._reader.read_new()
+        except OSError as exc:
+            self.problem = f"cannot read the log: {exc.strerror or exc}"
+            return []
+        new: list[Message] = []
+        for event in result.events:
+            kind = event.get("type")
+            if kind == "session":
+                self.header = event
+                continue
+            if not isinstance(kind, str) or "/" not in kind:
+                continue  # packed chunk rows (text-chunks, …) and anything unknown
+            seq = event.get("seq")
+            if isinstance(seq, int) and seq < self.seed_length:
+                continue  # inherited from the parent session
+            message = self._apply(kind, event, seq if isinstance(seq, int) else -1)
+            if message is not None:
+                new.append(message)
+                self.messages.append(message)
+        if self._reader.problems:
+            self.problem = "; ".join(dict.fromkeys(self._reader.problems))
+        return new
+
+    def _apply(self, kind: str, event: dict, seq: int) -> Message | None:
+        data = event.get("data")
+        if kind == "session/title":
+            title = data if isinstance(data, str) else (data or {}).get("title") if isinstance(data, dict) else None
+            if isinstance(title, str) and title.strip():
+                self.title = title.strip()
+            return None
+        if not isinstance(data, dict):
+            return None
+        surface = event.get("surfaceOp")
+        if isinstance(surface, dict) and surface.get("op") == "replace":
+            return None  # a compaction checkpoint replacing earlier turns: not something anyone said
+        if kind == "user/message":
+            source = data.get("source")
+            if not (isinstance(source, dict) and source.get("kind") == "user"):
+                return None  # injected context: AGENTS.md, skills, notices, subagent reports, …
+            text = _text_of(data.get("content"))
+            return Message("user", text, seq=seq) if text.strip() else None
+        if kind == "assistant/message":
+            message = data.get("message")
+            text = _text_of(message.get("content")) if isinstance(message, dict) else ""
+            return Message("assistant", text, seq=seq) if text.strip() else None
+        if kind == "tool/call":
+            self._note_call(data, seq)
+        elif kind == "tool/result":
+            self._note_result(data)
+        return None
+
+    def _note_call(self, data: dict, seq: int) -> None:
+        if data.get("name") != "read":
+            return
+        args = data.get("arguments")
+        if isinstance(args, str):
+            try:
+                args = json.loads(args)
+            except ValueError:
+                return
+        if not isinstance(args, dict):
+            return
+        path = args.get("file_path") or args.get("path") or args.get("filePath")
+        call_id = data.get("callId")
+        if isinstance(path, str) and isinstance(call_id, str):
+            self._calls[call_id] = (path, seq)
+
+    def _note_result(self, data: dict) -> None:
+        message = data.get("message")
+        if not isinstance(message, dict):
+            return
+        blocks = [b for b in message.get("content") or [] if isinstance(b, dict) and b.get("type") == "tool-result"]
+        source = message.get("source") if isinstance(message.get("source"), dict) else {}
+        call_id = message.get("toolCallId") or source.get("callId") or next(
+            (b.get("toolCallId") for b in blocks if b.get("toolCallId")), None
+        )
+        if call_id not in self._calls:
+            return
+        failed = message.get("isError") is True or any(b.get("isError") is True for b in blocks) or bool(data.get("error"))
+        path, seq = self._calls.pop(call_id)
+        self.reads.append(Read(path, not failed, seq))
+
+
+def _text_of(content: object) -> str:
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    return "".join(
+        block["text"] + "\n"
+        for block in content
+        if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)
+    )
+
+
+def discover(home: Path) -> list[SessionLog]:
+    """Every session directory's newest transcript, headers loaded (bodies are read on demand)."""
+    root = sessions_root(home)
+    logs: list[SessionLog] = []
+    try:
+        projects = sorted(p for p in root.iterdir() if p.is_dir())
+    except OSError:
+        return logs
+    for project in projects:
+        try:
+            session_dirs = sorted(p for p in project.iterdir() if p.is_dir())
+        except OSError:
+            continue
+        for session_dir in session_dirs:
+            transcript = best_transcript(session_dir)
+            if transcript is not None:
+                log = SessionLog(str(transcript))
+                log.load_header()
+                logs.append(log)
+    return logs
+
+
+def active_session(logs: list[SessionLog]) -> SessionLog | None:
+    """The top-level session whose log was appended most recently (ties: the later id)."""
+    candidates = [log for log in logs if log.header is not None and log.top_level]
+    return max(candidates, key=lambda log: (log.updated_ms, log.session_id), default=None)
+
+
+def find_session(logs: list[SessionLog], session: str | None) -> SessionLog | None:
+    """`auto` (or nothing) means the active one; otherwise an exact id, or a unique id prefix."""
+    if not session or session == "auto":
+        return active_session(logs)
+    exact = [log for log in logs if log.session_id == session]
+    if exact:
+        return exact[0]
+    prefixed = [log for log in logs if log.session_id.startswith(session)]
+    return prefixed[0] if len(prefixed) == 1 else None
