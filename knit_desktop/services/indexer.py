@@ -14,6 +14,7 @@ from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
 from ..core.payloads import context_payload, rank_payload
 from ..core.workspace import RankInput, RefreshReport, Workspace
+from .mailbox import Mailbox
 
 SNAPSHOT_DELAY_MS = 15_000  # after live updates, save the fast-start snapshot at most this often
 
@@ -37,15 +38,17 @@ class RankJob:
 
 class IndexWorker(QObject):
     progress = Signal(int, int, str)  # done, total, current file
-    opened = Signal(object)  # RefreshReport of the open (load + reconcile)
-    documentsChanged = Signal(object)  # RefreshReport of a live update
-    fileStatuses = Signal(list)  # [(rel, state, reason)] for the files just (re)examined
-    ranked = Signal(int, object)  # token, {"rank": rank payload, "context": context payload or None}
+    # Objects travel through the mailbox; signals carry its keys (see mailbox.py).
+    opened = Signal(int)  # RefreshReport of the open (load + reconcile)
+    documentsChanged = Signal(int)  # RefreshReport of a live update
+    fileStatuses = Signal(int)  # [(rel, state, reason)] for the files just (re)examined
+    ranked = Signal(int, int)  # token, {"rank": rank payload, "context": context payload or None}
     failed = Signal(str)
     stopped = Signal()
 
-    def __init__(self, root: str, cancel: threading.Event, persistent: bool = True) -> None:
+    def __init__(self, root: str, cancel: threading.Event, mailbox: Mailbox, persistent: bool = True) -> None:
         super().__init__()
+        self.mailbox = mailbox
         self.root = root
         self.cancel = cancel
         self.persistent = persistent
@@ -69,7 +72,7 @@ class IndexWorker(QObject):
             self.failed.emit(f"could not open the workspace: {exc}")
             return
         self._emit_statuses(list(self.workspace.statuses))
-        self.opened.emit(self.workspace.last_refresh)
+        self.opened.emit(self.mailbox.post(self.workspace.last_refresh))
 
     @Slot(list)
     def applyPaths(self, rels: list[str]) -> None:
@@ -93,7 +96,7 @@ class IndexWorker(QObject):
         if not report.changes:
             return
         self._emit_statuses(rels)
-        self.documentsChanged.emit(report)
+        self.documentsChanged.emit(self.mailbox.post(report))
         if self._save_timer is None:  # created here so it lives on this thread
             self._save_timer = QTimer(self)
             self._save_timer.setSingleShot(True)
@@ -104,9 +107,9 @@ class IndexWorker(QObject):
     def _emit_statuses(self, rels: list[str]) -> None:
         assert self.workspace is not None
         statuses = self.workspace.statuses
-        self.fileStatuses.emit(
+        self.fileStatuses.emit(self.mailbox.post(
             [(rel, statuses[rel].state, statuses[rel].reason) if rel in statuses else (rel, "removed", "") for rel in rels]
-        )
+        ))
 
     @Slot()
     def _save(self) -> None:
@@ -122,7 +125,7 @@ class IndexWorker(QObject):
         context = None
         if job.with_context:
             context = context_payload(self.workspace.context(job.request, now_ms=now))
-        self.ranked.emit(job.token, {"rank": rank_payload(ranking, job.limit), "context": context})
+        self.ranked.emit(job.token, self.mailbox.post({"rank": rank_payload(ranking, job.limit), "context": context}))
 
     @Slot()
     def shutdown(self) -> None:
@@ -142,7 +145,7 @@ class IndexerService(QObject):
     progress = Signal(int, int, str)
     opened = Signal(object)
     documentsChanged = Signal(object)
-    fileStatuses = Signal(list)
+    fileStatuses = Signal(object)
     ranked = Signal(int, object)
     failed = Signal(str)
 
@@ -156,11 +159,17 @@ class IndexerService(QObject):
         self._cancel = threading.Event()
         self._thread = QThread()
         self._thread.setObjectName("knit-indexer")
-        self._worker = IndexWorker(root, self._cancel, persistent)
+        self._mailbox = Mailbox()
+        self._worker = IndexWorker(root, self._cancel, self._mailbox, persistent)
         self._worker.moveToThread(self._thread)
         self._thread.started.connect(self._worker.open)
-        for name in ("progress", "opened", "documentsChanged", "fileStatuses", "ranked", "failed"):
-            getattr(self._worker, name).connect(getattr(self, name))
+        take = self._mailbox.take
+        self._worker.progress.connect(self.progress)
+        self._worker.failed.connect(self.failed)
+        self._worker.opened.connect(lambda key: self.opened.emit(take(key)))
+        self._worker.documentsChanged.connect(lambda key: self.documentsChanged.emit(take(key)))
+        self._worker.fileStatuses.connect(lambda key: self.fileStatuses.emit(take(key)))
+        self._worker.ranked.connect(lambda token, key: self.ranked.emit(token, take(key)))
         self._applyPaths.connect(self._worker.applyPaths)
         self._refresh.connect(self._worker.refresh)
         self._rank.connect(self._worker.rank)

@@ -1,0 +1,186 @@
+"""The conversation follower: watches DSH's sessions root and reports the followed session's messages.
+
+One worker object in its own QThread does all log reading (a first read of a large log takes a while); it hears
+about appends from watchdog, waits for a short quiet period (DSH flushes batches every 200 ms), decodes only the
+new frames and emits the message list. It follows the most recently appended top-level session unless the user
+pinned one, and says when the followed session changes (the workspace follows its cwd).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
+from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.observers import Observer
+
+from ..core.dsh_sessions import TRANSCRIPT, SessionLog, active_session, discover, dsh_home, sessions_root
+from .mailbox import Mailbox
+
+QUIET_MS = 50
+REDISCOVER_MS = 2000  # while the sessions root does not exist yet, or a new session directory appears
+
+
+def session_snapshot(log: SessionLog) -> dict:
+    """What the follower hands to the GUI thread: plain data, no reader state."""
+    return {
+        "session": {"id": log.session_id, "cwd": log.cwd, "title": log.title, "updated_ms": log.updated_ms},
+        "messages": list(log.messages),
+        "reads": list(log.reads),
+        "problem": log.problem,
+    }
+
+
+class _Forwarder(FileSystemEventHandler):
+    def __init__(self, worker: _FollowWorker) -> None:
+        self.worker = worker
+
+    def on_any_event(self, event: FileSystemEvent) -> None:
+        if event.event_type in ("opened", "closed_no_write"):
+            return  # our own reads
+        if event.is_directory:
+            if event.event_type in ("created", "moved"):
+                self.worker._rediscover.emit()
+            return
+        for path in (event.src_path, getattr(event, "dest_path", "")):
+            if path and TRANSCRIPT.match(os.path.basename(os.fsdecode(path))):
+                self.worker._touched.emit(os.fsdecode(path))
+
+
+class _FollowWorker(QObject):
+    sessionChanged = Signal(int)  # mailbox key of the newly followed session's snapshot (None inside: no session)
+    messagesChanged = Signal(int)  # mailbox key of the snapshot after new messages in the followed session
+    _touched = Signal(str)
+    _rediscover = Signal()
+
+    def __init__(self, home: str | None, mailbox: Mailbox) -> None:
+        super().__init__()
+        self.mailbox = mailbox
+        self.home = dsh_home(home)
+        self.logs: dict[str, SessionLog] = {}  # transcript path -> log
+        self.followed: SessionLog | None = None
+        self.pinned: str | None = None
+        self._pending: dict[str, float] = {}
+        self._observer = None
+        self._timer: QTimer | None = None
+        self._poll: QTimer | None = None
+        self._touched.connect(self._on_touched)
+        self._rediscover.connect(self.rediscover)
+
+    @Slot()
+    def start(self) -> None:
+        self._timer = QTimer(self)
+        self._timer.setInterval(QUIET_MS // 2)
+        self._timer.timeout.connect(self._flush)
+        self._poll = QTimer(self)
+        self._poll.setInterval(REDISCOVER_MS)
+        self._poll.timeout.connect(self.rediscover)
+        self.rediscover()
+
+    @Slot()
+    def rediscover(self) -> None:
+        root = sessions_root(self.home)
+        for log in discover(self.home):
+            self.logs.setdefault(log.path, log)
+        if self._observer is None and root.is_dir():
+            observer = Observer()
+            observer.schedule(_Forwarder(self), str(root), recursive=True)
+            observer.start()
+            self._observer = observer
+        if self._poll is not None:
+            if self._observer is None:
+                self._poll.start()
+            else:
+                self._poll.stop()
+        self._choose()
+
+    @Slot(object)
+    def pin(self, session_id: object) -> None:
+        self.pinned = session_id if isinstance(session_id, str) and session_id else None
+        self._choose()
+
+    def _choose(self) -> None:
+        logs = list(self.logs.values())
+        for log in logs:
+            log.load_header()
+        if self.pinned:
+            target = next((log for log in logs if log.session_id == self.pinned), None)
+        else:
+            target = active_session(logs)
+        if target is self.followed:
+            return
+        self.followed = target
+        if target is not None:
+            target.update()
+        self.sessionChanged.emit(self.mailbox.post(session_snapshot(target) if target is not None else None))
+
+    @Slot(str)
+    def _on_touched(self, path: str) -> None:
+        self._pending[path] = time.monotonic()
+        if self._timer is not None and not self._timer.isActive():
+            self._timer.start()
+
+    @Slot()
+    def _flush(self) -> None:
+        cutoff = time.monotonic() - QUIET_MS / 1000
+        ready = [p for p, t in self._pending.items() if t <= cutoff]
+        for path in ready:
+            del self._pending[path]
+            log = self.logs.get(path)
+            if log is None:
+                if not os.path.exists(path):
+                    continue
+                log = self.logs[path] = SessionLog(path)
+            if log is self.followed and log.update():
+                self.messagesChanged.emit(self.mailbox.post(session_snapshot(log)))
+        if ready and not self.pinned:
+            self._choose()  # another top-level session may now be the most recently appended one
+        if not self._pending and self._timer is not None:
+            self._timer.stop()
+
+    @Slot()
+    def shutdown(self) -> None:
+        for timer in (self._timer, self._poll):
+            if timer is not None:
+                timer.stop()  # timers must be stopped on the thread that owns them
+        if self._observer is not None:
+            self._observer.stop()
+            self._observer.join(timeout=5)
+            self._observer = None
+        QThread.currentThread().quit()
+
+
+class ConversationFollower(QObject):
+    """GUI-side handle; every method returns at once."""
+
+    sessionChanged = Signal(object)
+    messagesChanged = Signal(object)
+    _pin = Signal(object)
+    _shutdown = Signal()
+
+    def __init__(self, home: str | None = None, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._thread = QThread()
+        self._thread.setObjectName("knit-conversation")
+        self._mailbox = Mailbox()
+        self._worker = _FollowWorker(home, self._mailbox)
+        self._worker.moveToThread(self._thread)
+        self._thread.started.connect(self._worker.start)
+        self._worker.sessionChanged.connect(lambda key: self.sessionChanged.emit(self._mailbox.take(key)))
+        self._worker.messagesChanged.connect(lambda key: self.messagesChanged.emit(self._mailbox.take(key)))
+        self._pin.connect(self._worker.pin)
+        self._shutdown.connect(self._worker.shutdown)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def pin(self, session_id: str | None) -> None:
+        """Follow this session whatever else is active; None goes back to following the active one."""
+        self._pin.emit(session_id)
+
+    def stop(self, timeout_ms: int = 10_000) -> bool:
+        if not self._thread.isRunning():
+            return True
+        self._shutdown.emit()
+        return self._thread.wait(timeout_ms)
