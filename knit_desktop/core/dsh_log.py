@@ -76,16 +76,28 @@ class LogReader:
         return header if isinstance(header, dict) and header.get("type") == "session" else None
 
 
+FEED_BYTES = 256 * 1024
+
+
 def _decode_frames(data: bytes) -> tuple[bytes, int, int]:
-    """Decode complete frames from the start of `data`: (text, bytes consumed, corrupt frames skipped)."""
+    """Decode complete frames from the start of `data`: (text, bytes consumed, corrupt frames skipped).
+
+    Each frame's decoder is fed in bounded pieces, so finding where a frame ends copies at most one piece,
+    not the rest of the log (a first read of a 50 MB log would otherwise be quadratic)."""
+    view = memoryview(data)
     out: list[bytes] = []
     pos = 0
     corrupt = 0
     n = len(data)
     while pos < n:
         decoder = zstandard.ZstdDecompressor().decompressobj()
+        fed = pos
+        pieces: list[bytes] = []
         try:
-            chunk = decoder.decompress(data[pos:])
+            while not decoder.eof and fed < n:
+                piece = view[fed : fed + FEED_BYTES]
+                fed += len(piece)
+                pieces.append(decoder.decompress(piece))
         except zstandard.ZstdError:
             corrupt += 1
             nxt = data.find(ZSTD_MAGIC, pos + 1)
@@ -96,8 +108,8 @@ def _decode_frames(data: bytes) -> tuple[bytes, int, int]:
             continue
         if not decoder.eof:
             break  # torn: the writer has not finished this frame yet
-        pos = n - len(decoder.unused_data)
-        out.append(chunk)
+        pos = fed - len(decoder.unused_data)
+        out.extend(pieces)
     return b"".join(out), pos, corrupt
 
 
