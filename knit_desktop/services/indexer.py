@@ -194,6 +194,22 @@ class IndexerService(QObject):
     def cancel(self) -> None:
         self._cancel.set()
 
+    def retire(self) -> None:
+        """Cancel, save and end the thread without waiting; the service deletes itself when the thread ends."""
+        if not self._thread.isRunning():
+            self.deleteLater()
+            return
+        self._cancel.set()
+        self._thread.finished.connect(self.deleteLater)
+        self._shutdown.emit()
+
+    def is_running(self) -> bool:
+        return self._thread.isRunning()
+
+    def wait(self, timeout_ms: int = 10_000) -> bool:
+        """Block until the thread has ended (application exit only)."""
+        return self._thread.wait(timeout_ms)
+
     def stop(self, timeout_ms: int = 10_000) -> bool:
         """Cancel any indexing, save, and end the thread (waits: for application exit only)."""
         if not self._thread.isRunning():

@@ -1,0 +1,51 @@
+"""The live ranking follows the conversation, its workspace, and the user's topic."""
+
+from __future__ import annotations
+
+import os
+
+from knit_desktop.services.live_ranking import LiveRanking
+
+from .dsh_fixtures import DshLog
+
+
+def top(payload):
+    results = payload["rank"]["results"]
+    return results[0]["rel"] if results and results[0]["matched"] else None
+
+
+def test_workspace_follows_the_active_session_and_the_ranking_follows_the_conversation(qtbot, tmp_path, make_workspace):
+    ws_one = make_workspace({"cache.md": "# Attachment cache\n\neviction", "sync.md": "# Sync\n\nclocks"}, name="one")
+    ws_two = make_workspace({"billing.md": "# Billing\n\ninvoices", "tax.md": "# Tax\n\nrates"}, name="two")
+    home = tmp_path / "dsh"
+    one = DshLog(home, "one", str(ws_one))
+    one.append_rows([one.user("how does the attachment cache evict?")])
+    os.utime(one.path, (1, 1))
+    two = DshLog(home, "two", str(ws_two))
+    two.append_rows([two.user("where are invoices generated?")])
+    os.utime(two.path, (2, 2))
+
+    live = LiveRanking(str(home), persistent=False)
+    rankings = []
+    live.rankingChanged.connect(rankings.append)
+    live.start()
+    try:
+        qtbot.waitUntil(lambda: bool(rankings) and top(rankings[-1]) == "billing.md", timeout=10_000)
+        assert live.root == str(ws_two.resolve())
+
+        one.append_rows([one.user("and what about its eviction order?")])  # session one becomes active
+        qtbot.waitUntil(lambda: live.root == str(ws_one.resolve()) and top(rankings[-1]) == "cache.md", timeout=10_000)
+
+        live.set_topic("vector clocks sync")  # the user's topic replaces the conversation
+        qtbot.waitUntil(lambda: top(rankings[-1]) == "sync.md", timeout=5000)
+        live.set_topic("")
+        qtbot.waitUntil(lambda: top(rankings[-1]) == "cache.md", timeout=5000)
+
+        live.pin_workspace(str(ws_two))  # a pinned workspace stays, whatever session is active
+        qtbot.waitUntil(lambda: live.root == str(ws_two.resolve()), timeout=5000)
+        one.append_rows([one.user("still about the cache")])
+        qtbot.wait(300)
+        assert live.root == str(ws_two.resolve())
+        assert rankings[-1]["context"] is not None
+    finally:
+        live.stop()
