@@ -107,7 +107,7 @@ class LiveRanking(QObject):
 
     def _close_workspace(self, wait: bool) -> None:
         if self._watcher is not None:
-            self._watcher.stop()
+            self._watcher.stop(wait=wait)
             self._watcher.deleteLater()
             self._watcher = None
         if self._indexer is not None:

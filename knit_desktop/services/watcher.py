@@ -141,14 +141,17 @@ class WorkspaceWatcher(QObject):
             for directory, recursive in plan_watches(self.root):
                 self._observer.schedule(forwarder, directory, recursive=recursive)
         except OSError as exc:
-            self.stop()
+            self.stop(wait=False)
             self._start_polling(exc)
 
-    def stop(self) -> None:
+    def stop(self, wait: bool = True) -> None:
+        """Stop watching. With wait=False the observer's (daemon) threads wind down on their own, so the GUI
+        thread is not held up, e.g. while switching workspaces."""
         self._timer.stop()
         if self._observer is not None:
             self._observer.stop()
-            self._observer.join(timeout=5)
+            if wait:
+                self._observer.join(timeout=5)
             self._observer = None
         self._set_mode("stopped")
 
