@@ -166,3 +166,15 @@ def test_apply_changes_updates_only_the_named_paths(make_workspace, files, now_m
     assert (report.changed, report.removed, report.unchanged, report.added) == (1, 1, 1, 0)
     assert order(ws, "teleportation", now_ms)[0] == "docs/sync.md"
     assert "node_modules/x.md" not in ws.index.by_rel
+
+
+def test_reports_name_exactly_the_files_they_touched(make_workspace, files):
+    root = make_workspace(files)
+    ws = Workspace.open_persistent(str(root))
+    assert sorted(ws.last_refresh.paths) == sorted(files)
+    (root / "docs/sync.md").write_text("# Sync\n\nchanged", encoding="utf-8")
+    (root / "notes/todo.txt").unlink()
+    assert sorted(ws.refresh().paths) == ["docs/sync.md", "notes/todo.txt"]
+    assert ws.refresh().paths == []
+    (root / "docs/cache.md").write_text("# Cache\n\nchanged", encoding="utf-8")
+    assert ws.apply_changes(["docs/cache.md", "docs/sync.md"]).paths == ["docs/cache.md"]

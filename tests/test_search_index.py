@@ -70,8 +70,7 @@ def test_ranking_reproduces_the_reference_formula(corpus):
     assert [r.doc.rel for r in ranking.ranked] == [d.rel for d in order]
 
 
-def test_removed_documents_leave_the_pool_and_the_statistics(corpus):
-    _, _ = corpus
+def test_removed_documents_leave_the_pool_and_the_statistics():
     index = SearchIndex()
     index.add(Document("a.md", "md", "Cache", "", NOW, 1, "cache"))
     index.add(Document("b.md", "md", "Other", "", NOW, 1, "other words"))

@@ -154,7 +154,7 @@ class SessionLog:
     def _apply(self, kind: str, event: dict, seq: int) -> Message | None:
         data = event.get("data")
         if kind == "session/title":
-            title = data if isinstance(data, str) else (data or {}).get("title") if isinstance(data, dict) else None
+            title = data.get("title") if isinstance(data, dict) else data  # {title: …} or a bare string
             if isinstance(title, str) and title.strip():
                 self.title = title.strip()
             return None

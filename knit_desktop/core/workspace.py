@@ -55,6 +55,7 @@ class RefreshReport:
     removed: int = 0
     unchanged: int = 0
     loaded_from: str = "scan"  # "snapshot" | "rows" | "scan"
+    paths: list[str] = field(default_factory=list)  # the files whose record this pass added, changed or removed
 
     @property
     def changes(self) -> int:
@@ -168,12 +169,14 @@ class Workspace:
                 for i, cand in enumerate(todo[start : start + BATCH], start=start + 1):
                     outcome = self._update(cand)
                     setattr(report, outcome, getattr(report, outcome) + 1)
+                    report.paths.append(cand.rel)
                     if progress is not None:
                         progress(i, len(todo), cand.rel)
         with self._transaction():
             for rel in gone:
                 self.remove_file(rel)
                 report.removed += 1
+                report.paths.append(rel)
             self._record_walk_problems(problems)
         if report.changes or report.loaded_from != "snapshot":
             self.save()
@@ -190,12 +193,14 @@ class Workspace:
                     if rel in self._rows or rel in self.index.by_rel:
                         self.remove_file(rel)
                         report.removed += 1
+                        report.paths.append(rel)
                     continue
                 if not self._needs_update(cand):
                     report.unchanged += 1
                     continue
                 outcome = self._update(cand)
                 setattr(report, outcome, getattr(report, outcome) + 1)
+                report.paths.append(rel)
         return report
 
     def save(self) -> None:

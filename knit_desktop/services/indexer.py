@@ -78,8 +78,7 @@ class IndexWorker(QObject):
     def applyPaths(self, rels: list[str]) -> None:
         if self.workspace is None:
             return
-        report = self.workspace.apply_changes(rels)
-        self._after_change(report, rels)
+        self._after_change(self.workspace.apply_changes(rels))
 
     @Slot()
     def refresh(self) -> None:
@@ -90,12 +89,12 @@ class IndexWorker(QObject):
         except IndexingCancelled:
             self.failed.emit("indexing was cancelled")
             return
-        self._after_change(report, list(self.workspace.statuses))
+        self._after_change(report)
 
-    def _after_change(self, report: RefreshReport, rels: list[str]) -> None:
+    def _after_change(self, report: RefreshReport) -> None:
         if not report.changes:
             return
-        self._emit_statuses(rels)
+        self._emit_statuses(report.paths)  # only the files this pass actually re-examined
         self.documentsChanged.emit(self.mailbox.post(report))
         if self._save_timer is None:  # created here so it lives on this thread
             self._save_timer = QTimer(self)
