@@ -9,17 +9,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-import pymupdf
-
 from knit_desktop.core.workspace import RankInput, Workspace
 
-
-def two_page_pdf(path: Path) -> None:
-    pdf = pymupdf.open()
-    pdf.new_page().insert_text((72, 72), "Quarterly overview\nNothing special here.")
-    pdf.new_page().insert_text((72, 72), "Appendix\nThe capybara habitat survey results.")
-    pdf.save(str(path))
-    pdf.close()
+from .media_fixtures import two_page_pdf
 
 
 def test_pdf_passage_cites_its_page_through_the_context_command(make_workspace, now_ms):

@@ -1,6 +1,5 @@
 import os
 
-import pymupdf
 import pytest
 
 from knit_desktop.core.documents import (
@@ -11,6 +10,8 @@ from knit_desktop.core.documents import (
     parse_markdown,
     parse_text,
 )
+
+from .media_fixtures import make_pdf
 
 
 def test_kinds_by_extension_case_insensitive():
@@ -91,21 +92,6 @@ def test_content_hash_follows_the_content_not_the_metadata(tmp_path):
 def test_media_are_titled_by_file_name_and_searched_by_full_name():
     doc = extract_document("/nonexistent", "shots/Login Flow.png", "image", 0, 10)
     assert doc.title == "Login Flow" and doc.field_texts() == ("login flow.png", "", "")
-
-
-def make_pdf(path, pages, title=None, encrypt=False):
-    pdf = pymupdf.open()
-    for text in pages:
-        page = pdf.new_page()
-        if text:
-            page.insert_text((72, 72), text)
-    if title:
-        pdf.set_metadata({"title": title})
-    options = {}
-    if encrypt:
-        options = {"encryption": pymupdf.PDF_ENCRYPT_AES_256, "user_pw": "secret", "owner_pw": "owner"}
-    pdf.save(str(path), **options)
-    pdf.close()
 
 
 def test_pdf_title_from_metadata_and_pages_recorded(tmp_path):

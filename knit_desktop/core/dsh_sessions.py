@@ -82,6 +82,7 @@ class SessionLog:
     messages: list[Message] = field(default_factory=list)
     reads: list[Read] = field(default_factory=list)
     problem: str = ""  # why the log could not be read (the session is then shown as unreadable)
+    last_seq: int = -1  # the newest event's seq: where a pack handed out now sits in the session
     _calls: dict[str, tuple[str, int]] = field(default_factory=dict)
     _reader: LogReader | None = None
 
@@ -141,6 +142,8 @@ class SessionLog:
             if not isinstance(kind, str) or "/" not in kind:
                 continue  # packed chunk rows (text-chunks, …) and anything unknown
             seq = event.get("seq")
+            if isinstance(seq, int):
+                self.last_seq = max(self.last_seq, seq)
             if isinstance(seq, int) and seq < self.seed_length:
                 continue  # inherited from the parent session
             message = self._apply(kind, event, seq if isinstance(seq, int) else -1)
@@ -223,26 +226,59 @@ def _text_of(content: object) -> str:
     )
 
 
+class SessionCatalog:
+    """Every session directory's newest transcript, kept across looks so each log is read incrementally.
+
+    A new look lists the directories again but loads the header only of transcripts it has not seen (a session
+    directory whose newer transcript version appears gets a fresh log)."""
+
+    def __init__(self, home: Path) -> None:
+        self.home = home
+        self._by_dir: dict[Path, SessionLog] = {}
+
+    @property
+    def logs(self) -> list[SessionLog]:
+        return list(self._by_dir.values())
+
+    def refresh(self) -> list[SessionLog]:
+        root = sessions_root(self.home)
+        seen: set[Path] = set()
+        try:
+            projects = sorted(p for p in root.iterdir() if p.is_dir())
+        except OSError:
+            projects = []
+        for project in projects:
+            try:
+                session_dirs = sorted(p for p in project.iterdir() if p.is_dir())
+            except OSError:
+                continue
+            for session_dir in session_dirs:
+                transcript = best_transcript(session_dir)
+                if transcript is None:
+                    continue
+                seen.add(session_dir)
+                known = self._by_dir.get(session_dir)
+                if known is None or known.path != str(transcript):
+                    log = SessionLog(str(transcript))
+                    log.load_header()
+                    self._by_dir[session_dir] = log
+        for gone in set(self._by_dir) - seen:
+            del self._by_dir[gone]
+        return self.logs
+
+    def by_path(self, path: str) -> SessionLog | None:
+        return next((log for log in self._by_dir.values() if log.path == path), None)
+
+    def active(self) -> SessionLog | None:
+        return active_session(self.logs)
+
+    def find(self, session: str | None) -> SessionLog | None:
+        return find_session(self.logs, session)
+
+
 def discover(home: Path) -> list[SessionLog]:
     """Every session directory's newest transcript, headers loaded (bodies are read on demand)."""
-    root = sessions_root(home)
-    logs: list[SessionLog] = []
-    try:
-        projects = sorted(p for p in root.iterdir() if p.is_dir())
-    except OSError:
-        return logs
-    for project in projects:
-        try:
-            session_dirs = sorted(p for p in project.iterdir() if p.is_dir())
-        except OSError:
-            continue
-        for session_dir in session_dirs:
-            transcript = best_transcript(session_dir)
-            if transcript is not None:
-                log = SessionLog(str(transcript))
-                log.load_header()
-                logs.append(log)
-    return logs
+    return SessionCatalog(home).refresh()
 
 
 def active_session(logs: list[SessionLog]) -> SessionLog | None:

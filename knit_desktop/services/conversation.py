@@ -15,7 +15,14 @@ from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
-from ..core.dsh_sessions import TRANSCRIPT, SessionLog, active_session, discover, dsh_home, sessions_root
+from ..core.dsh_sessions import (
+    TRANSCRIPT,
+    SessionCatalog,
+    SessionLog,
+    active_session,
+    dsh_home,
+    sessions_root,
+)
 from .mailbox import Mailbox
 
 QUIET_MS = 50
@@ -58,7 +65,7 @@ class _FollowWorker(QObject):
         super().__init__()
         self.mailbox = mailbox
         self.home = dsh_home(home)
-        self.logs: dict[str, SessionLog] = {}  # transcript path -> log
+        self.catalog = SessionCatalog(self.home)
         self.followed: SessionLog | None = None
         self.pinned: str | None = None
         self._pending: dict[str, float] = {}
@@ -81,8 +88,7 @@ class _FollowWorker(QObject):
     @Slot()
     def rediscover(self) -> None:
         root = sessions_root(self.home)
-        for log in discover(self.home):
-            self.logs.setdefault(log.path, log)
+        self.catalog.refresh()
         if self._observer is None and root.is_dir():
             observer = Observer()
             observer.schedule(_Forwarder(self), str(root), recursive=True)
@@ -101,7 +107,7 @@ class _FollowWorker(QObject):
         self._choose()
 
     def _choose(self) -> None:
-        logs = list(self.logs.values())
+        logs = self.catalog.logs
         for log in logs:
             log.load_header()
         if self.pinned:
@@ -127,11 +133,14 @@ class _FollowWorker(QObject):
         ready = [p for p, t in self._pending.items() if t <= cutoff]
         for path in ready:
             del self._pending[path]
-            log = self.logs.get(path)
+            log = self.catalog.by_path(path)
             if log is None:
                 if not os.path.exists(path):
                     continue
-                log = self.logs[path] = SessionLog(path)
+                self.catalog.refresh()  # a new session, or a newer transcript version of one
+                log = self.catalog.by_path(path)
+                if log is None:
+                    continue
             if log is self.followed and log.update():
                 self.messagesChanged.emit(self.mailbox.post(session_snapshot(log)))
         if ready and not self.pinned:
