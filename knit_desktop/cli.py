@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections import Counter
@@ -20,7 +21,7 @@ from .resources import demo_conversation, demo_workspace
 EXIT_OK = 0
 EXIT_USAGE = 2
 EXIT_NO_WORKSPACE = 3
-SUBCOMMANDS = ("gui", "rank", "context", "index", "sessions", "conversation")
+SUBCOMMANDS = ("gui", "rank", "context", "index", "sessions", "conversation", "mcp")
 
 
 class UsageError(Exception):
@@ -92,6 +93,16 @@ def build_parser() -> argparse.ArgumentParser:
     conversation.add_argument("--dsh-home", metavar="DIR")
     conversation.add_argument("--session", metavar="ID|auto", default="auto")
     conversation.add_argument("--json", action="store_true")
+
+    mcp = sub.add_parser("mcp", help="serve the agent tools (knit_docs) over MCP on stdin/stdout")
+    mcp.add_argument("--workspace", metavar="DIR", help="always answer for this folder (default: the active session's)")
+    mcp.add_argument("--dsh-home", metavar="DIR", help="DSH's home (DSH strips DSH_* variables from MCP servers)")
+    mcp.add_argument(
+        "--print-config",
+        choices=("dsh", "json", "shell"),
+        metavar="dsh|json|shell",
+        help="print how to register this server (the DSH cordis row, an mcpServers entry, or the command) and exit",
+    )
 
     index = sub.add_parser("index", help="index a workspace and report what was indexed, skipped or failed")
     workspace_args(index)
@@ -322,6 +333,18 @@ def cmd_conversation(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from . import mcp_server  # the SDK is only imported by the command that needs it
+
+    workspace = os.path.realpath(args.workspace) if args.workspace else None
+    if workspace is not None and not os.path.isdir(workspace):
+        raise WorkspaceNotFound(args.workspace)
+    if args.print_config:
+        sys.stdout.write(mcp_server.print_config(args.print_config, workspace, args.dsh_home))
+        return EXIT_OK
+    return mcp_server.serve(workspace, args.dsh_home)
+
+
 COMMANDS = {
     "gui": cmd_gui,
     "rank": cmd_rank,
@@ -329,6 +352,7 @@ COMMANDS = {
     "index": cmd_index,
     "sessions": cmd_sessions,
     "conversation": cmd_conversation,
+    "mcp": cmd_mcp,
 }
 
 

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from .context_pack import ContextPack, build_context_pack
-from .conversation import Message, conversation_window
+from .conversation import MAX_CHARS, Message, conversation_window
 from .documents import SkipFile, content_hash, extract_document, read_indexed_bytes
 from .index_store import TRUNCATED_NOTE, FileRow, IndexStore
 from .keywords import Keyword, extract_keywords, query_keywords
@@ -39,7 +39,8 @@ class RankInput:
 
     @classmethod
     def from_query(cls, query: str) -> RankInput:
-        return cls(query_keywords(query))
+        # A query is read like the conversation window: only its first MAX_CHARS characters count.
+        return cls(query_keywords(query[:MAX_CHARS]))
 
     @classmethod
     def from_messages(cls, messages: list[Message]) -> RankInput:

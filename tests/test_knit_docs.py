@@ -1,0 +1,165 @@
+"""The knit_docs tool without the protocol: workspace resolution, the pack it returns, usage feedback."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from knit_desktop.core.knit_docs import KnitDocs, ToolError, clamp_limit
+from knit_desktop.core.usage import workspace_rel
+
+from .dsh_fixtures import DshLog
+from .media_fixtures import two_page_pdf
+
+DAY = 86_400_000
+
+
+@pytest.fixture
+def project(make_workspace, now_ms):
+    root = make_workspace(
+        {
+            "docs/retry-policy.md": (
+                "# Retry policy\n\nHow uploads retry with backoff.\n\n## Backoff\n\nThe retry backoff doubles up to "
+                "a minute; see [the queue](upload-queue.md).\n",
+                now_ms - DAY,
+            ),
+            "docs/upload-queue.md": ("# Upload queue\n\nThe queue hands uploads to workers; retry backoff "
+                                     "comes from the retry policy.\n", now_ms - 2 * DAY),
+            "docs/backoff-notes.md": ("# Notes\n\nA retry backoff experiment log.\n", now_ms - 3 * DAY),
+            "docs/theme.md": ("# Theme\n\nColours and fonts.\n", now_ms - 4 * DAY),
+            "build/out.md": ("# Generated\n\nretry backoff\n", now_ms - DAY),
+        }
+    )
+    two_page_pdf(root / "report.pdf")
+    return root
+
+
+def files_of(root) -> dict:
+    out = {}
+    for base, _dirs, names in os.walk(root):
+        for name in names:
+            path = os.path.join(base, name)
+            out[path] = (os.stat(path).st_mtime_ns, os.stat(path).st_size)
+    return out
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [(None, 5), ("7", 5), (float("nan"), 5), (float("inf"), 5), (True, 5), (3.9, 3), (-5, 1), (0, 1), (99, 20), (12, 12)],
+)
+def test_limit_is_clamped_never_refused(value, expected):
+    assert clamp_limit(value) == expected
+
+
+def test_query_gives_the_pack_with_cited_passages_and_pages(project, tmp_path, now_ms):
+    before = files_of(project)
+    tool = KnitDocs(str(project), str(tmp_path / "no-dsh"))
+    answer = tool.call("retry backoff", now_ms=now_ms)
+    data = answer.structured
+    assert data["mode"] == "relevance"
+    assert [i["rel"] for i in data["primary"]] == ["docs/retry-policy.md"]
+    primary = data["primary"][0]
+    assert primary["matches"][0]["start_line"] >= 1 and "backoff" in primary["matches"][0]["snippet"].lower()
+    assert "score" not in str(data) and str(project) not in str(data)
+    assert "build/out.md" not in str(data)  # ignored directory
+    assert answer.text.startswith("Context for 「")
+    assert "Primary (read these first):\n1. docs/retry-policy.md — Retry policy" in answer.text
+
+    pdf = tool.call("capybara habitat", now_ms=now_ms).structured
+    item = (pdf["primary"] + pdf["supporting"] + pdf["related"])[0]
+    assert item["rel"] == "report.pdf" and item["matches"][0]["page"] == 2
+    assert files_of(project) == before  # nothing written into the workspace
+    tool.close()
+
+
+def test_without_query_ranks_by_the_active_sessions_conversation(project, tmp_path, now_ms):
+    home = tmp_path / "dsh"
+    log = DshLog(home, "s-active", str(project))
+    log.append_rows([log.user("The upload queue keeps stalling — how does the queue hand uploads to workers?")])
+    tool = KnitDocs(None, str(home))
+    data = tool.call(now_ms=now_ms).structured
+    assert data["mode"] == "relevance" and data["task"].startswith("The upload queue keeps stalling")
+    assert data["primary"][0]["rel"] == "docs/upload-queue.md"
+
+    # The workspace is refreshed on each call: a file added since the last one is found.
+    (project / "docs" / "stall-report.md").write_text("# Upload queue stall report\n\nThe upload queue stalled.\n")
+    data = tool.call("stall report", now_ms=now_ms).structured
+    assert data["primary"][0]["rel"] == "docs/stall-report.md"
+    tool.close()
+
+
+def test_no_workspace_is_an_error_never_a_guess(tmp_path, now_ms):
+    with pytest.raises(ToolError, match="no active DSH session .* without --workspace"):
+        KnitDocs(None, str(tmp_path / "dsh")).call("anything", now_ms=now_ms)
+    home = tmp_path / "dsh2"
+    DshLog(home, "s-gone", str(tmp_path / "deleted-project"))
+    with pytest.raises(ToolError, match="deleted-project does not exist"):
+        KnitDocs(None, str(home)).call("anything", now_ms=now_ms)
+    DshLog(tmp_path / "dsh3", "s-nocwd", None)
+    with pytest.raises(ToolError, match="has no working directory"):
+        KnitDocs(None, str(tmp_path / "dsh3")).call(now_ms=now_ms)
+
+
+def test_time_mode_lists_the_limit_most_recent(project, tmp_path, now_ms):
+    tool = KnitDocs(str(project), str(tmp_path / "no-dsh"))
+    answer = tool.call(None, limit=2, now_ms=now_ms)
+    assert answer.structured["mode"] == "time"
+    assert [d["rel"] for d in answer.structured["docs"]] == ["report.pdf", "docs/retry-policy.md"]
+    assert answer.text.startswith("Not enough conversation to rank by relevance — showing the 2 most recently")
+
+
+def test_usage_counts_reads_of_the_previous_pack(project, tmp_path, now_ms):
+    home = tmp_path / "dsh"
+    log = DshLog(home, "s1", str(project))
+    log.append_rows([log.user("How does the retry backoff work for uploads?")])
+    tool = KnitDocs(None, str(home))
+    first = tool.call(audit=True, now_ms=now_ms)
+    assert "usage" not in first.structured  # nothing handed out before
+    pack = first.structured
+    primary = pack["primary"][0]["rel"]
+    supporting = [i["rel"] for i in pack["supporting"]]
+    assert supporting and "docs/theme.md" not in str(pack), pack
+
+    log.append_rows(
+        [
+            log.read_call("c1", str(project / primary)),
+            log.result_v4("c1"),
+            log.read_call("c2", supporting[0], key="path"),  # relative to the session's cwd
+            log.result_v0("c2"),
+            log.read_call("c3", "docs/theme.md"),  # indexed, not in the pack
+            log.result_v4("c3"),
+            log.read_call("c4", "/etc/hostname"),  # outside the workspace
+            log.result_v4("c4"),
+            log.read_call("c5", "docs/nope.md"),  # failed reads do not count
+            log.result_v4("c5", is_error=True),
+        ]
+    )
+    second = tool.call(audit=True, now_ms=now_ms)
+    expected = (
+        f"Usage since the last pack: primary read ({primary}) · supporting 1/{len(supporting)} · "
+        "2 read outside the pack (1 indexed but not in the pack, 1 not indexed)."
+    )
+    assert second.structured["usage"] == expected
+    assert second.text.endswith("\n\n" + expected)
+
+    # The same pack again starts no new epoch: the reads still count for it.
+    assert tool.call(audit=True, now_ms=now_ms).structured["usage"] == expected
+
+    # A different conversation changes the pack; the next audit says so.
+    log.append_rows([log.user("Now the upload queue: which workers take the uploads?")])
+    tool.call(now_ms=now_ms)
+    fourth = tool.call(audit=True, now_ms=now_ms).structured
+    assert fourth["usage"].endswith("context changed 1×.")
+    assert "usage" not in tool.call(now_ms=now_ms).structured  # off unless asked
+    tool.close()
+
+
+def test_read_paths_map_into_the_workspace(tmp_path):
+    root = tmp_path / "ws"
+    (root / "a").mkdir(parents=True)
+    assert workspace_rel(str(root / "a" / "x.md"), str(root), str(root)) == "a/x.md"
+    assert workspace_rel("a/../a/x.md", str(root), str(root)) == "a/x.md"
+    assert workspace_rel("x.md", str(root), str(root / "a")) == "a/x.md"
+    assert workspace_rel("../outside.md", str(root), str(root)) is None
+    assert workspace_rel(str(tmp_path / "ws-other" / "x.md"), str(root), str(root)) is None

@@ -1,0 +1,156 @@
+"""`knit-desktop mcp` end to end: a real server subprocess, driven by the MCP SDK's own stdio client."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+
+import jsonschema
+import pytest
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from .dsh_fixtures import DshLog
+from .media_fixtures import two_page_pdf
+
+DAY = 86_400_000
+
+
+def server(*args: str) -> StdioServerParameters:
+    env = {"KNIT_DESKTOP_HOME": os.environ["KNIT_DESKTOP_HOME"]}
+    return StdioServerParameters(command=sys.executable, args=["-m", "knit_desktop", "mcp", *args], env=env)
+
+
+def talk(params: StdioServerParameters, script):
+    """Start the server, initialise a session, run `script(session)` and return what it returns."""
+
+    async def main():
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            return await script(session)
+
+    return asyncio.run(asyncio.wait_for(main(), timeout=60))
+
+
+@pytest.fixture
+def project(make_workspace, now_ms):
+    root = make_workspace(
+        {
+            "docs/sync-engine.md": (
+                "# Sync engine\n\nVector clocks order edits.\n\n## Conflicts\n\nWhen two vector clocks are "
+                "concurrent the sync engine keeps both edits; see [merge rules](merge-rules.md).\n",
+                now_ms - DAY,
+            ),
+            "docs/merge-rules.md": ("# Merge rules\n\nConcurrent edits are merged line by line.\n", now_ms - 2 * DAY),
+            "docs/theme.md": ("# Theme\n\nColours.\n", now_ms - 3 * DAY),
+        }
+    )
+    two_page_pdf(root / "report.pdf")
+    return root
+
+
+def pack_items(data: dict) -> list[dict]:
+    return data["primary"] + data["supporting"] + data["related"]
+
+
+def test_tools_schemas_and_calls_with_and_without_a_query(project, tmp_path):
+    home = tmp_path / "dsh"
+    log = DshLog(home, "s-live", str(project))
+    log.append_rows([log.user("Two devices edited the same note; how do the vector clocks decide the conflict?")])
+
+    async def script(session: ClientSession):
+        tools = (await session.list_tools()).tools
+        by_query = await session.call_tool("knit_docs", {"query": "capybara habitat survey"})
+        by_conversation = await session.call_tool("knit_docs", {})
+        return tools, by_query, by_conversation
+
+    tools, by_query, by_conversation = talk(server("--dsh-home", str(home)), script)
+    assert [t.name for t in tools] == ["knit_docs"]
+    tool = tools[0]
+    assert set(tool.input_schema["properties"]) == {"query", "limit", "audit"}
+    assert "required" not in tool.input_schema
+    assert tool.output_schema["additionalProperties"] is False
+    assert set(tool.output_schema["required"]) == {"mode", "topic", "total", "primary", "supporting", "related"}
+
+    for result in (by_query, by_conversation):
+        assert not result.is_error, result.content
+        jsonschema.validate(result.structured_content, tool.output_schema)
+        assert str(project) not in json.dumps(result.structured_content)
+
+    pdf = pack_items(by_query.structured_content)[0]
+    assert pdf["rel"] == "report.pdf" and pdf["matches"][0]["page"] == 2
+    assert "match: page 2, lines 1–2" in by_query.content[0].text
+
+    data = by_conversation.structured_content
+    assert data["mode"] == "relevance" and data["task"].startswith("Two devices edited the same note")
+    assert data["primary"][0]["rel"] == "docs/sync-engine.md"
+    match = data["primary"][0]["matches"][0]
+    lines = (project / "docs/sync-engine.md").read_text().splitlines()
+    cited = " ".join(lines[match["start_line"] - 1 : match["end_line"]]).lower()
+    assert "vector clocks" in cited and match["end_line"] >= match["start_line"]
+    related = {i["rel"] for i in pack_items(data)}
+    assert "docs/merge-rules.md" in related and "docs/theme.md" not in related
+    assert by_conversation.content[0].text.startswith("Context for 「")
+
+
+def test_no_workspace_is_a_tool_error(tmp_path):
+    async def script(session: ClientSession):
+        return await session.call_tool("knit_docs", {"query": "anything"})
+
+    result = talk(server("--dsh-home", str(tmp_path / "empty-dsh")), script)
+    assert result.is_error
+    assert "no active DSH session" in result.content[0].text and "--workspace" in result.content[0].text
+
+
+def test_malformed_arguments_never_crash_the_server(project, tmp_path):
+    async def script(session: ClientSession):
+        out = {}
+        out["query_int"] = await session.call_tool("knit_docs", {"query": 5})
+        out["limit_text"] = await session.call_tool("knit_docs", {"limit": "many"})
+        out["limit_negative"] = await session.call_tool("knit_docs", {"limit": -5})
+        out["huge_query"] = await session.call_tool("knit_docs", {"query": "vector clocks " * 75_000})
+        out["unknown_tool"] = await session.call_tool("knit_nope", {})
+        out["after"] = await session.call_tool("knit_docs", {"query": "merge rules", "audit": "yes"})
+        return out
+
+    out = talk(server("--workspace", str(project), "--dsh-home", str(tmp_path / "no-dsh")), script)
+    assert out["query_int"].is_error and "query must be a string" in out["query_int"].content[0].text
+    # A bad limit falls back or is clamped, as the reference does: 5 (of 4 documents here), and 1.
+    for key, shown in (("limit_text", 4), ("limit_negative", 1)):
+        result = out[key]
+        assert not result.is_error and result.structured_content["mode"] == "time"
+        assert len(result.structured_content["docs"]) == shown
+    assert not out["huge_query"].is_error
+    assert out["huge_query"].structured_content["primary"][0]["rel"] == "docs/sync-engine.md"
+    assert out["unknown_tool"].is_error
+    assert not out["after"].is_error and "usage" not in out["after"].structured_content
+
+
+def test_print_config_fills_in_this_machines_paths(project, tmp_path):
+    out = subprocess.run(
+        [sys.executable, "-m", "knit_desktop", "mcp", "--print-config", "dsh", "--dsh-home", str(tmp_path / "h")],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    text = out.stdout
+    assert text.startswith("- insert:\n    id: mcp-knit\n    name: '@deepseek-ai/dsh-mcp-client'\n")
+    assert "transport: stdio" in text and "serverName: knit" in text
+    assert f'"--dsh-home", "{tmp_path / "h"}"' in text
+    command = json.loads(text.split("command: ", 1)[1].splitlines()[0])
+    assert os.path.exists(command)
+
+    generic = subprocess.run(
+        [sys.executable, "-m", "knit_desktop", "mcp", "--print-config", "json", "--workspace", str(project)],
+        capture_output=True, text=True, timeout=60,
+    )
+    entry = json.loads(generic.stdout)["mcpServers"]["knit"]
+    assert entry["args"][-2:] == ["--workspace", str(project)]
+
+    missing = subprocess.run(
+        [sys.executable, "-m", "knit_desktop", "mcp", "--workspace", str(tmp_path / "nope")],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert missing.returncode == 3 and "workspace not found" in missing.stderr
