@@ -126,5 +126,5 @@ class KnitDocs:
                 if line:
                     structured["usage"] = line
                     text += "\n\n" + line
-            self.audit.record(session.session_id, pack, session.last_seq)
+            self.audit.record(session.session_id, structured, session.last_seq)
         return ToolAnswer(structured, text)

@@ -74,3 +74,19 @@ def context_payload(pack: ContextPack, relations_limit: int = TOOL_RELATIONS) ->
             for r in pack.recent
         ]
     return out
+
+
+PEEK_LIMIT = 5
+
+
+def peek_rows(payload: dict | None, limit: int = PEEK_LIMIT) -> list[dict]:
+    """The top documents of a `{"rank", "context"}` payload as the window lists them: tiers first, then the rest."""
+    if not payload:
+        return []
+    context = payload.get("context") or {}
+    ordered = [item["rel"] for tier in ("primary", "supporting", "related") for item in context.get(tier, [])]
+    placed = set(ordered)
+    results = payload["rank"]["results"]
+    ordered += [r["rel"] for r in results if r["rel"] not in placed]
+    by_rel = {r["rel"]: r for r in results}
+    return [by_rel[rel] for rel in ordered if rel in by_rel][:limit]

@@ -12,11 +12,11 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from .context_pack import ContextPack
 from .dsh_sessions import Read
 
 MAX_SESSIONS = 24
 MAX_SNAPSHOTS = 20
+TIERS = ("primary", "supporting", "related")
 
 
 @dataclass(frozen=True)
@@ -28,11 +28,12 @@ class PackSnapshot:
     tiers: tuple[tuple[str, int, str], ...]  # (tier, rank within the tier, rel)
 
     @classmethod
-    def of(cls, pack: ContextPack, seq: int) -> PackSnapshot:
+    def of(cls, pack: dict, seq: int) -> PackSnapshot:
+        """From a context pack payload (what the agent or the window was given)."""
         tiers = tuple(
-            (tier, rank, item.record.doc.rel) for tier, items in pack.tiers() for rank, item in enumerate(items)
+            (tier, rank, item["rel"]) for tier in TIERS for rank, item in enumerate(pack.get(tier, []))
         )
-        return cls(seq, pack.task, tiers)
+        return cls(seq, pack.get("task", ""), tiers)
 
     @property
     def signature(self) -> tuple:
@@ -102,7 +103,7 @@ class UsageAudit:
             self._sessions.popitem(last=False)
         return history
 
-    def record(self, session_id: str, pack: ContextPack, seq: int) -> None:
+    def record(self, session_id: str, pack: dict, seq: int) -> None:
         """Note a pack handed out at `seq`; an identical pack (same task, tiers and ranks) starts no new epoch."""
         history = self._history(session_id)
         snapshot = PackSnapshot.of(pack, seq)

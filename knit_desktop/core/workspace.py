@@ -13,11 +13,12 @@ from dataclasses import dataclass, field
 
 from .context_pack import ContextPack, build_context_pack
 from .conversation import MAX_CHARS, Message, conversation_window
-from .documents import SkipFile, content_hash, extract_document, read_indexed_bytes
+from .documents import SkipFile, content_hash, extract_document, kind_for_name, read_indexed_bytes
 from .index_store import TRUNCATED_NOTE, FileRow, IndexStore
 from .keywords import Keyword, extract_keywords, query_keywords
 from .links import LinkGraph, Ref, build_graph, extract_refs
 from .paths import index_db_path
+from .preview import PreviewData, load_preview
 from .ranking import Ranking, rank
 from .scan import Candidate, FileStatus, candidate_for, walk_workspace
 from .search_index import SearchIndex
@@ -321,6 +322,11 @@ class Workspace:
 
     def rank(self, request: RankInput, *, now_ms: int, kind: str = "doc", sort: str = "relevance") -> Ranking:
         return rank(self.index, request.keywords, now_ms=now_ms, kind=kind, sort=sort)
+
+    def preview(self, rel: str) -> PreviewData:
+        doc = self.index.get(rel)
+        kind = doc.kind if doc is not None else (kind_for_name(rel) or "txt")
+        return load_preview(self.root, rel, kind, self.graph())
 
     def context(self, request: RankInput, *, now_ms: int, recent_limit: int = 5) -> ContextPack:
         ranking = self.rank(request, now_ms=now_ms, kind="doc", sort="relevance")

@@ -36,6 +36,7 @@ def session_snapshot(log: SessionLog) -> dict:
         "messages": list(log.messages),
         "reads": list(log.reads),
         "problem": log.problem,
+        "last_seq": log.last_seq,
     }
 
 
@@ -57,7 +58,8 @@ class _Forwarder(FileSystemEventHandler):
 
 class _FollowWorker(QObject):
     sessionChanged = Signal(int)  # mailbox key of the newly followed session's snapshot (None inside: no session)
-    messagesChanged = Signal(int)  # mailbox key of the snapshot after new messages in the followed session
+    messagesChanged = Signal(int)  # mailbox key of the snapshot after new messages, reads or a title
+    sessionsListed = Signal(int)  # mailbox key of [{"id", "title", "cwd", "updated_ms"}]
     _touched = Signal(str)
     _rediscover = Signal()
 
@@ -101,6 +103,17 @@ class _FollowWorker(QObject):
                 self._poll.stop()
         self._choose()
 
+    @Slot()
+    def listSessions(self) -> None:
+        """Top-level sessions, newest first, for the window's picker (titles of logs not read yet are empty)."""
+        self.catalog.refresh()
+        rows = [
+            {"id": log.session_id, "title": log.title, "cwd": log.cwd, "updated_ms": log.updated_ms}
+            for log in sorted(self.catalog.logs, key=lambda log: -log.updated_ms)
+            if log.header is not None and log.top_level
+        ]
+        self.sessionsListed.emit(self.mailbox.post(rows))
+
     @Slot(object)
     def pin(self, session_id: object) -> None:
         self.pinned = session_id if isinstance(session_id, str) and session_id else None
@@ -141,8 +154,10 @@ class _FollowWorker(QObject):
                 log = self.catalog.by_path(path)
                 if log is None:
                     continue
-            if log is self.followed and log.update():
-                self.messagesChanged.emit(self.mailbox.post(session_snapshot(log)))
+            if log is self.followed:
+                before = (len(log.reads), log.title)
+                if log.update() or (len(log.reads), log.title) != before:  # reads feed the usage line
+                    self.messagesChanged.emit(self.mailbox.post(session_snapshot(log)))
         if ready and not self.pinned:
             self._choose()  # another top-level session may now be the most recently appended one
         if not self._pending and self._timer is not None:
@@ -165,7 +180,9 @@ class ConversationFollower(QObject):
 
     sessionChanged = Signal(object)
     messagesChanged = Signal(object)
+    sessionsListed = Signal(object)
     _pin = Signal(object)
+    _list = Signal()
     _shutdown = Signal()
 
     def __init__(self, home: str | None = None, parent: QObject | None = None) -> None:
@@ -178,11 +195,17 @@ class ConversationFollower(QObject):
         self._thread.started.connect(self._worker.start)
         self._worker.sessionChanged.connect(lambda key: self.sessionChanged.emit(self._mailbox.take(key)))
         self._worker.messagesChanged.connect(lambda key: self.messagesChanged.emit(self._mailbox.take(key)))
+        self._worker.sessionsListed.connect(lambda key: self.sessionsListed.emit(self._mailbox.take(key)))
         self._pin.connect(self._worker.pin)
+        self._list.connect(self._worker.listSessions)
         self._shutdown.connect(self._worker.shutdown)
 
     def start(self) -> None:
         self._thread.start()
+
+    def list_sessions(self) -> None:
+        """Ask for the session list; it arrives on `sessionsListed`."""
+        self._list.emit()
 
     def pin(self, session_id: str | None) -> None:
         """Follow this session whatever else is active; None goes back to following the active one."""

@@ -6,13 +6,16 @@ worker's thread too (the index is not shared between threads) and handed back as
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
+from PySide6.QtGui import QImage
 
 from ..core.payloads import context_payload, rank_payload
+from ..core.preview import render_pdf_page
 from ..core.workspace import RankInput, RefreshReport, Workspace
 from .mailbox import Mailbox
 
@@ -43,6 +46,8 @@ class IndexWorker(QObject):
     documentsChanged = Signal(int)  # RefreshReport of a live update
     fileStatuses = Signal(int)  # [(rel, state, reason)] for the files just (re)examined
     ranked = Signal(int, int)  # token, {"rank": rank payload, "context": context payload or None}
+    previewReady = Signal(int, int)  # token, PreviewData
+    pageRendered = Signal(int, int)  # token, (rel, page, pages, QImage) or (rel, page, 0, error text)
     failed = Signal(str)
     stopped = Signal()
 
@@ -126,6 +131,23 @@ class IndexWorker(QObject):
             context = context_payload(self.workspace.context(job.request, now_ms=now))
         self.ranked.emit(job.token, self.mailbox.post({"rank": rank_payload(ranking, job.limit), "context": context}))
 
+    @Slot(int, str)
+    def preview(self, token: int, rel: str) -> None:
+        if self.workspace is not None:
+            self.previewReady.emit(token, self.mailbox.post(self.workspace.preview(rel)))
+
+    @Slot(int, str, int, int)
+    def renderPage(self, token: int, rel: str, page: int, width: int) -> None:
+        if self.workspace is None:
+            return
+        try:
+            rendered = render_pdf_page(os.path.join(self.workspace.root, rel), rel, page, width)
+        except Exception as exc:  # damaged or encrypted PDFs are reported in the pane, never raised
+            self.pageRendered.emit(token, self.mailbox.post((rel, page, 0, str(exc))))
+            return
+        image = QImage(rendered.samples, rendered.width, rendered.height, rendered.stride, QImage.Format.Format_RGB888)
+        self.pageRendered.emit(token, self.mailbox.post((rel, rendered.page, rendered.pages, image.copy())))
+
     @Slot()
     def shutdown(self) -> None:
         if self._save_timer is not None and self._save_timer.isActive():
@@ -146,9 +168,13 @@ class IndexerService(QObject):
     documentsChanged = Signal(object)
     fileStatuses = Signal(object)
     ranked = Signal(int, object)
+    previewReady = Signal(int, object)
+    pageRendered = Signal(int, object)
     failed = Signal(str)
 
     _applyPaths = Signal(list)
+    _preview = Signal(int, str)
+    _renderPage = Signal(int, str, int, int)
     _refresh = Signal()
     _rank = Signal(object)
     _shutdown = Signal()
@@ -172,6 +198,10 @@ class IndexerService(QObject):
         self._applyPaths.connect(self._worker.applyPaths)
         self._refresh.connect(self._worker.refresh)
         self._rank.connect(self._worker.rank)
+        self._worker.previewReady.connect(lambda token, key: self.previewReady.emit(token, take(key)))
+        self._worker.pageRendered.connect(lambda token, key: self.pageRendered.emit(token, take(key)))
+        self._preview.connect(self._worker.preview)
+        self._renderPage.connect(self._worker.renderPage)
         self._shutdown.connect(self._worker.shutdown)
         self._next_token = 0
 
@@ -188,6 +218,18 @@ class IndexerService(QObject):
         """Queue a ranking; the answer arrives on `ranked` with the returned token."""
         self._next_token += 1
         self._rank.emit(RankJob(self._next_token, request, **options))
+        return self._next_token
+
+    def preview(self, rel: str) -> int:
+        """Queue reading a document for the preview pane; the answer arrives on `previewReady`."""
+        self._next_token += 1
+        self._preview.emit(self._next_token, rel)
+        return self._next_token
+
+    def render_page(self, rel: str, page: int, width: int) -> int:
+        """Queue rendering a PDF page (PyMuPDF stays on this thread); the image arrives on `pageRendered`."""
+        self._next_token += 1
+        self._renderPage.emit(self._next_token, rel, page, width)
         return self._next_token
 
     def cancel(self) -> None:

@@ -13,6 +13,7 @@ import os
 from PySide6.QtCore import QObject, Signal
 
 from ..core.conversation import Message
+from ..core.usage import UsageAudit
 from ..core.workspace import RankInput
 from .conversation import ConversationFollower
 from .indexer import IndexerService
@@ -24,12 +25,24 @@ class LiveRanking(QObject):
     workspaceChanged = Signal(str)  # the workspace now ranked ('' when there is none)
     sessionChanged = Signal(object)  # the followed session's snapshot (or None)
     indexProgress = Signal(int, int, str)
+    indexOpened = Signal(object)  # the RefreshReport of the workspace's first look
+    fileStatuses = Signal(object)
     watchModeChanged = Signal(str)
+    previewReady = Signal(int, object)  # token of a preview request, PreviewData
+    pageRendered = Signal(int, object)  # token, (rel, page, pages, QImage) or (rel, page, 0, error)
+    failed = Signal(str)
 
     def __init__(self, dsh_home: str | None = None, workspace: str | None = None, persistent: bool = True,
-                 parent: QObject | None = None) -> None:
+                 follow: bool = True, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.persistent = persistent
+        self.follow = follow
+        self.kind = "doc"
+        self.sort = "relevance"
+        self.session: dict | None = None
+        self.pinned_session: str | None = None
+        self.audit = UsageAudit()
+
         self.pinned_workspace = os.path.realpath(workspace) if workspace else None
         self.root = ""
         self.messages: list[Message] = []
@@ -38,6 +51,7 @@ class LiveRanking(QObject):
         self._watcher: WorkspaceWatcher | None = None
         self._ready = False
         self._latest = 0
+        self._shown: dict | None = None  # the last payload delivered
         self._retired: list[IndexerService] = []  # old workspaces' indexers, still saving
         self.follower = ConversationFollower(dsh_home, self)
         self.follower.sessionChanged.connect(self._on_session)
@@ -46,7 +60,8 @@ class LiveRanking(QObject):
     def start(self) -> None:
         if self.pinned_workspace:
             self._switch(self.pinned_workspace)
-        self.follower.start()
+        if self.follow:
+            self.follower.start()
 
     def stop(self) -> None:
         """End everything, waiting for the threads (application exit only)."""
@@ -59,12 +74,34 @@ class LiveRanking(QObject):
     # --- inputs --------------------------------------------------------------------------------------
 
     def pin_session(self, session_id: str | None) -> None:
-        self.follower.pin(session_id)
+        self.pinned_session = session_id or None
+        self.follower.pin(self.pinned_session)
 
     def pin_workspace(self, path: str | None) -> None:
         self.pinned_workspace = os.path.realpath(path) if path else None
         if self.pinned_workspace:
             self._switch(self.pinned_workspace)
+
+    def set_messages(self, messages: list[Message]) -> None:
+        """A fixed conversation (the demo, or --messages) instead of a followed session."""
+        self.messages = list(messages)
+        self.rerank()
+
+    def set_view(self, kind: str, sort: str) -> None:
+        if (kind, sort) != (self.kind, self.sort):
+            self.kind, self.sort = kind, sort
+            self.rerank()
+
+    def refresh(self) -> None:
+        if self._indexer is not None:
+            self._indexer.refresh()
+
+    def preview(self, rel: str) -> int:
+        """Ask for a document's preview; the answer comes on `previewReady` with the returned token (0: no index)."""
+        return self._indexer.preview(rel) if self._indexer is not None else 0
+
+    def render_page(self, rel: str, page: int, width: int) -> int:
+        return self._indexer.render_page(rel, page, width) if self._indexer is not None else 0
 
     def set_topic(self, text: str) -> None:
         """A topic typed by the user; while non-empty it replaces the conversation as the ranking input."""
@@ -74,6 +111,7 @@ class LiveRanking(QObject):
     # --- reactions -----------------------------------------------------------------------------------
 
     def _on_session(self, snapshot: dict | None) -> None:
+        self.session = snapshot
         self.sessionChanged.emit(snapshot)
         self.messages = list(snapshot["messages"]) if snapshot else []
         cwd = snapshot["session"]["cwd"] if snapshot else ""
@@ -82,6 +120,10 @@ class LiveRanking(QObject):
         self.rerank()
 
     def _on_messages(self, snapshot: dict) -> None:
+        self.session = snapshot
+        if snapshot["messages"] == self.messages and self._shown is not None:
+            self._on_ranked(self._latest, dict(self._shown))  # only reads changed: same ranking, new usage line
+            return
         self.messages = list(snapshot["messages"])
         self.rerank()
 
@@ -91,10 +133,15 @@ class LiveRanking(QObject):
         self._close_workspace(wait=False)
         self.root = root
         self._ready = False
+        self._shown = None
         indexer = IndexerService(root, persistent=self.persistent, parent=None)
         indexer.opened.connect(self._on_opened)
         indexer.documentsChanged.connect(lambda _report: self.rerank())
         indexer.ranked.connect(self._on_ranked)
+        indexer.previewReady.connect(self.previewReady)
+        indexer.pageRendered.connect(self.pageRendered)
+        indexer.fileStatuses.connect(self.fileStatuses)
+        indexer.failed.connect(self.failed)
         indexer.progress.connect(self.indexProgress)
         watcher = WorkspaceWatcher(root, self)
         watcher.pathsChanged.connect(indexer.apply_paths)
@@ -114,6 +161,8 @@ class LiveRanking(QObject):
             indexer, self._indexer = self._indexer, None
             indexer.opened.disconnect(self._on_opened)
             indexer.ranked.disconnect(self._on_ranked)
+            indexer.previewReady.disconnect(self.previewReady)
+            indexer.pageRendered.disconnect(self.pageRendered)
             if wait:
                 indexer.stop()
             else:
@@ -121,16 +170,33 @@ class LiveRanking(QObject):
                 indexer.retire()  # the GUI thread does not wait for the old index to save
                 indexer.destroyed.connect(lambda *_: self._retired.remove(indexer) if indexer in self._retired else None)
 
-    def _on_opened(self, _report) -> None:
+    def _on_opened(self, report) -> None:
         self._ready = True
+        self.indexOpened.emit(report)
         self.rerank()
 
     def rerank(self) -> None:
         if self._indexer is None or not self._ready:
             return
         request = RankInput.from_query(self.topic) if self.topic else RankInput.from_messages(self.messages)
-        self._latest = self._indexer.rank(request, with_context=True)
+        with_context = self.kind == "doc" and self.sort == "relevance"
+        self._latest = self._indexer.rank(request, kind=self.kind, sort=self.sort, with_context=with_context)
 
     def _on_ranked(self, token: int, payload: dict) -> None:
-        if token == self._latest:
-            self.rankingChanged.emit(payload)
+        if token != self._latest:
+            return
+        payload["usage"] = self._usage(payload)
+        self._shown = payload
+        self.rankingChanged.emit(payload)
+
+    def _usage(self, payload: dict) -> str:
+        """The usage line for the followed session (the same facts knit_docs gives the agent with audit on)."""
+        session, context = self.session, payload.get("context")
+        if not session or not context or not session["session"]["id"]:
+            return ""
+        sid = session["session"]["id"]
+        indexed = {r["rel"] for r in payload["rank"]["results"]}
+        usage = self.audit.usage(sid, session["reads"], root=self.root, cwd=session["session"]["cwd"],
+                                 is_indexed=indexed.__contains__)
+        self.audit.record(sid, context, session.get("last_seq", -1))
+        return usage.line() if usage is not None else ""
