@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint eval bench clean
+.PHONY: run test lint eval bench translations clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,12 @@ eval: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python tests/benchmarks/ranking.py
+
+# After changing user-visible strings: refresh the .ts sources, translate in them (or pyside6-linguist), rebuild .qm.
+translations: $(STAMP)
+	$(BIN)/pyside6-lupdate -locations none -no-obsolete knit_desktop/ui/*.py -ts resources/i18n/knit_zh_CN.ts resources/i18n/knit_en.ts
+	$(BIN)/pyside6-lrelease resources/i18n/knit_zh_CN.ts -qm resources/i18n/knit_zh_CN.qm
+	$(BIN)/pyside6-lrelease resources/i18n/knit_en.ts -qm resources/i18n/knit_en.qm
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -13,15 +13,17 @@ from collections.abc import Sequence
 from . import __version__
 from .core.conversation import Message, MessagesFormatError, load_messages, messages_from_json
 from .core.dsh_sessions import SessionLog, active_session, discover, dsh_home, find_session, sessions_root
-from .core.payloads import context_payload, rank_payload
+from .core.payloads import context_payload, peek_rows, rank_payload
 from .core.render import render_context, render_rank
+from .core.timefmt import relative_time_en
 from .core.workspace import RankInput, Workspace, WorkspaceNotFound, has_persistent_index
-from .resources import demo_conversation, demo_workspace
+from .demo import prepare_demo_workspace
+from .resources import demo_conversation
 
 EXIT_OK = 0
 EXIT_USAGE = 2
 EXIT_NO_WORKSPACE = 3
-SUBCOMMANDS = ("gui", "rank", "context", "index", "sessions", "conversation", "mcp")
+SUBCOMMANDS = ("gui", "rank", "context", "index", "sessions", "conversation", "mcp", "peek")
 
 
 class UsageError(Exception):
@@ -94,6 +96,13 @@ def build_parser() -> argparse.ArgumentParser:
     conversation.add_argument("--session", metavar="ID|auto", default="auto")
     conversation.add_argument("--json", action="store_true")
 
+    peek = sub.add_parser("peek", help="print the top 5 documents for the active DSH session (the tray's peek)")
+    peek.add_argument("--workspace", metavar="DIR")
+    peek.add_argument("--dsh-home", metavar="DIR")
+    peek.add_argument("--session", metavar="ID|auto", default="auto")
+    peek.add_argument("--now", type=int, metavar="EPOCH_MS")
+    peek.add_argument("--json", action="store_true")
+
     mcp = sub.add_parser("mcp", help="serve the agent tools (knit_docs) over MCP on stdin/stdout")
     mcp.add_argument("--workspace", metavar="DIR", help="always answer for this folder (default: the active session's)")
     mcp.add_argument("--dsh-home", metavar="DIR", help="DSH's home (DSH strips DSH_* variables from MCP servers)")
@@ -151,7 +160,7 @@ def _rank_input(args: argparse.Namespace) -> RankInput:
 
 
 def _workspace_root(args: argparse.Namespace) -> str:
-    root = args.workspace or (str(demo_workspace()) if args.demo else None)
+    root = args.workspace or (str(prepare_demo_workspace(_now(args))) if args.demo else None)
     if root is None:
         raise UsageError("--workspace DIR is required (or --demo)")
     return root
@@ -257,20 +266,42 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 
 def cmd_gui(args: argparse.Namespace) -> int:
-    if args.screenshot:
-        raise UsageError("--screenshot needs the window, which this build does not have yet")
-    # The window is not built yet; say so and show what it would rank.
-    print("Knit Desktop's window is not part of this build yet; this is the ranking it will show.", file=sys.stderr)
-    if not args.workspace and not args.messages:
-        args.demo = True
-    args.query = None
-    args.session = None
-    args.now = None
-    args.limit = 5
+    from .ui import app  # Qt widgets load only for the window
+
+    messages = None
+    if args.messages:
+        messages = _read_messages(args.messages)
+    workspace = args.workspace
+    if args.demo:
+        workspace = workspace or str(prepare_demo_workspace())
+        if messages is None:
+            messages = _read_messages(str(demo_conversation()))
+    if workspace and not os.path.isdir(workspace):
+        raise WorkspaceNotFound(workspace)
+    name = "demo" if args.demo and not args.messages else (args.messages or "")
+    return app.run(workspace=workspace, dsh_home=args.dsh_home, messages=messages, screenshot=args.screenshot,
+                   persistent=not args.demo, conversation_name=name)
+
+
+def cmd_peek(args: argparse.Namespace) -> int:
+    """The tray's top 5 for the active session, for systems without a tray."""
+    args.session = args.session or "auto"
+    args.query = args.messages = None
+    args.demo = False
+    request = _rank_input(args)
     workspace = _open_workspace(args)
-    pack = workspace.context(_rank_input(args), now_ms=_now(args))
-    print(f"Workspace: {workspace.root}\n")
-    print(render_context(pack))
+    now = _now(args)
+    pack = workspace.context(request, now_ms=now)
+    ranking = workspace.rank(request, now_ms=now)
+    payload = {"rank": rank_payload(ranking), "context": context_payload(pack)}
+    rows = peek_rows(payload)
+    if args.json:
+        _print_json([{k: r[k] for k in ("rel", "title", "mtime_ms")} for r in rows])
+        return EXIT_OK
+    for i, r in enumerate(rows, start=1):
+        print(f"{i}. {r['title']} — {r['rel']}  ({relative_time_en(r['mtime_ms'], now)})")
+    if not rows:
+        print("No documents in this workspace yet.")
     return EXIT_OK
 
 
@@ -353,6 +384,7 @@ COMMANDS = {
     "sessions": cmd_sessions,
     "conversation": cmd_conversation,
     "mcp": cmd_mcp,
+    "peek": cmd_peek,
 }
 
 

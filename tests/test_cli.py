@@ -6,6 +6,8 @@ import pytest
 
 from knit_desktop import __version__
 
+from .dsh_fixtures import DshLog
+
 DAY = 86_400_000
 
 
@@ -149,11 +151,39 @@ def test_index_reports_per_file_status(make_workspace):
     assert "1 indexed, 1 skipped, 0 failed" in human.stdout and "b.md: binary" in human.stdout
 
 
-def test_default_command_is_honest_about_the_missing_window():
-    out = run("--demo")
-    assert out.returncode == 0
-    assert "window is not part of this build" in out.stderr
-    assert "Primary (read these first):" in out.stdout
+def test_demo_window_renders_a_screenshot_once_the_first_list_is_shown(tmp_path):
+    shot = tmp_path / "shots" / "window.png"
+    out = run("--demo", "--screenshot", str(shot))  # QT_QPA_PLATFORM=offscreen comes from conftest
+    assert out.returncode == 0, out.stderr
+    from PySide6.QtGui import QImage
+
+    image = QImage(str(shot))
+    assert not image.isNull() and image.width() >= 400 and image.height() >= 600
+
+
+def test_gui_with_a_missing_workspace_says_so():
+    out = run("gui", "--workspace", "/nonexistent/folder")
+    assert out.returncode == 3 and "/nonexistent/folder" in out.stderr
+
+
+def test_peek_prints_the_top_five_for_the_active_session(tmp_path, make_workspace, now_ms):
+    files = {f"docs/note-{i}.md": (f"# Note {i}\n\nsomething about topic {i}\n", now_ms - i * DAY) for i in range(7)}
+    files["docs/cache.md"] = ("# Attachment cache\n\nEviction rules for the attachment cache.\n", now_ms - 30 * DAY)
+    ws = make_workspace(files)
+    home = tmp_path / "dsh"
+    log = DshLog(home, "s1", str(ws))
+    log.append_rows([log.user("how does the attachment cache evict?")])
+
+    out = run("peek", "--dsh-home", str(home), "--now", str(now_ms))
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert len(lines) == 5
+    assert lines[0] == "1. Attachment cache — docs/cache.md  (4/28)"  # older than a week: the date, as the reference
+    rows = json.loads(run("peek", "--dsh-home", str(home), "--now", str(now_ms), "--json").stdout)
+    assert [r["rel"] for r in rows][:2] == ["docs/cache.md", "docs/note-0.md"] and len(rows) == 5
+
+    nobody = run("peek", "--dsh-home", str(tmp_path / "empty"))
+    assert nobody.returncode == 2 and "no active DSH session" in nobody.stderr
 
 
 def test_index_builds_a_persistent_index_that_rank_then_uses(ws, now_ms):

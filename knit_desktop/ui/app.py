@@ -1,0 +1,136 @@
+"""Starts the window: application, settings, language, the live ranking, the tray; `--screenshot` for docs."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from PySide6.QtCore import QTimer
+from PySide6.QtGui import QIcon
+from PySide6.QtWidgets import QApplication
+
+from ..core.conversation import Message
+from ..resources import resources_dir
+from ..services.live_ranking import LiveRanking
+from .i18n import LanguageSwitcher
+from .main_window import MainWindow, now_ms
+from .settings import Settings
+from .settings_dialog import SettingsDialog
+from .tray import TrayPeek
+
+SCREENSHOT_TIMEOUT_MS = 20_000
+
+
+def app_icon() -> QIcon:
+    return QIcon(str(resources_dir() / "icons" / "knit.svg"))
+
+
+class KnitApp:
+    """Everything the running window needs, wired together; `close()` stops the threads."""
+
+    def __init__(self, *, workspace: str | None, dsh_home: str | None, messages: list[Message] | None,
+                 settings: Settings | None = None, persistent: bool = True, conversation_name: str = "") -> None:
+        self.settings = settings or Settings()
+        self.language = LanguageSwitcher()
+        self.language.apply(self.settings.language)
+        follow = messages is None
+        pinned = workspace or self.settings.workspace or None
+        self.ranking = LiveRanking(dsh_home or self.settings.dsh_home or None, pinned, persistent=persistent,
+                                   follow=follow)
+        self.window = MainWindow(self.ranking, self.settings, fixed_conversation=conversation_name)
+        self.window.setWindowIcon(app_icon())
+        self.window.settingsRequested.connect(self.show_settings)
+        self.window.quitRequested.connect(self.quit)
+        self.settings.changed.connect(self._on_setting)
+        self.tray: TrayPeek | None = None
+        self._update_tray()
+        self.ranking.start()
+        if messages is not None:
+            self.ranking.set_messages(messages)
+        self._dialog: SettingsDialog | None = None
+
+    def _update_tray(self) -> None:
+        wanted = self.settings.tray and TrayPeek.available()
+        if wanted and self.tray is None:
+            self.tray = TrayPeek(app_icon(), now_ms)
+            self.ranking.rankingChanged.connect(self.tray.set_payload)
+            self.tray.documentChosen.connect(self._peek_chosen)
+            self.tray.toggleWindow.connect(self._toggle_window)
+            self.tray.quitRequested.connect(self.quit)
+            self.tray.show()
+        elif not wanted and self.tray is not None:
+            self.tray.hide()
+            self.tray.deleteLater()
+            self.tray = None
+
+    def raise_window(self) -> None:
+        self.window.showNormal()
+        self.window.raise_()
+        self.window.activateWindow()
+
+    def _peek_chosen(self, rel: str) -> None:
+        self.raise_window()
+        self.window.show_document(rel)
+
+    def _toggle_window(self) -> None:
+        if self.window.isVisible() and not self.window.isMinimized():
+            self.window.hide()
+        else:
+            self.raise_window()
+
+    def _on_setting(self, key: str) -> None:
+        if key == "ui/language":
+            self.language.apply(self.settings.language)
+        elif key == "window/tray":
+            self._update_tray()
+        elif key == "workspace/fixed":
+            self.ranking.pin_workspace(self.settings.workspace or None)
+
+    def show_settings(self) -> None:
+        if self._dialog is None:
+            self._dialog = SettingsDialog(self.settings, self.window)
+        self._dialog.show()
+        self._dialog.raise_()
+
+    def quit(self) -> None:
+        self.window.close()
+        QApplication.quit()
+
+    def close(self) -> None:
+        self.window.close()
+        if self.tray is not None:
+            self.tray.hide()
+        self.ranking.stop()
+        self.language.clear()
+
+
+def run(*, workspace: str | None, dsh_home: str | None, messages: list[Message] | None,
+        screenshot: str | None = None, persistent: bool = True, conversation_name: str = "") -> int:
+    """`conversation_name` names a fixed conversation in the header: "demo", or the file it came from."""
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("Knit Desktop")
+    app.setOrganizationName("Knit")
+    app.setWindowIcon(app_icon())
+    app.setQuitOnLastWindowClosed(screenshot is not None or not TrayPeek.available())
+    knit = KnitApp(workspace=workspace, dsh_home=dsh_home, messages=messages, persistent=persistent,
+                   conversation_name=conversation_name)
+    status = {"code": 0}
+    if screenshot:
+        def shoot() -> None:
+            os.makedirs(os.path.dirname(os.path.abspath(screenshot)), exist_ok=True)
+            if not knit.window.grab().save(screenshot):
+                status["code"] = 2
+            app.quit()
+
+        def first_list() -> None:
+            knit.window.list.select_first()  # show a preview too, as a user would see it
+            QTimer.singleShot(600, shoot)
+
+        knit.window.firstListShown.connect(first_list)
+        QTimer.singleShot(SCREENSHOT_TIMEOUT_MS, shoot)
+    knit.window.show()
+    try:
+        app.exec()
+    finally:
+        knit.close()
+    return status["code"]

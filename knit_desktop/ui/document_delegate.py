@@ -1,0 +1,184 @@
+"""Paints the document list: tier headers, and rows with number, title, primary dot, time, summary, why line."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QCoreApplication, QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette, QTextLayout, QTextOption
+from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
+
+from .document_model import TIERS, Row, RowRole
+from .wording import is_new, relative_time_text, tier_hint, tier_title, why_text
+
+PAD = 8
+NUMBER_WIDTH = 22
+HEADER_HEIGHT = 26
+
+
+def accent(palette: QPalette) -> QColor:
+    return palette.color(QPalette.ColorRole.Highlight)
+
+
+def dim(palette: QPalette, role: QPalette.ColorRole = QPalette.ColorRole.Text) -> QColor:
+    color = QColor(palette.color(role))
+    color.setAlphaF(0.6)
+    return color
+
+
+class DocumentDelegate(QStyledItemDelegate):
+    def __init__(self, model, parent=None) -> None:
+        super().__init__(parent)
+        self.model = model
+
+    def _fonts(self, option: QStyleOptionViewItem) -> tuple[QFont, QFont, QFont]:
+        base = QFont(option.font)
+        title = QFont(base)
+        title.setPointSizeF(base.pointSizeF() * 1.08)
+        title.setWeight(QFont.Weight.DemiBold)
+        small = QFont(base)
+        small.setPointSizeF(base.pointSizeF() * 0.9)
+        return title, base, small
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
+        row: Row = index.data(RowRole)
+        if row is None:
+            return QSize(0, 0)
+        if row.is_header:
+            return QSize(1, HEADER_HEIGHT)  # rows take the viewport's width; never ask for more
+        title, base, small = self._fonts(option)
+        height = PAD + QFontMetrics(title).height() + 2 + 2 * QFontMetrics(base).lineSpacing() + PAD
+        if row.reason is not None:
+            height += QFontMetrics(small).height() + 2
+        return QSize(1, height)
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
+        row: Row = index.data(RowRole)
+        if row is None:
+            return
+        painter.save()
+        palette = option.palette
+        if row.is_header:
+            self._paint_header(painter, option, row)
+        else:
+            self._paint_document(painter, option, row, palette)
+        painter.restore()
+
+    def _paint_header(self, painter: QPainter, option: QStyleOptionViewItem, row: Row) -> None:
+        rect = option.rect.adjusted(PAD, 0, -PAD, 0)
+        _, base, small = self._fonts(option)
+        bold = QFont(small)
+        bold.setWeight(QFont.Weight.Bold)
+        painter.setFont(bold)
+        color = accent(option.palette) if row.tier in TIERS else dim(option.palette)
+        painter.setPen(color)
+        name = tier_title(row.tier)
+        painter.drawText(rect, Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, name)
+        hint = tier_hint(row.tier)
+        if hint:
+            x = rect.left() + QFontMetrics(bold).horizontalAdvance(name) + 8
+            painter.setFont(small)
+            painter.setPen(dim(option.palette))
+            painter.drawText(QRect(x, rect.top(), rect.right() - x, rect.height()),
+                             Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, hint)
+        painter.setPen(dim(option.palette, QPalette.ColorRole.Mid))
+        painter.drawLine(rect.left(), rect.bottom(), rect.right(), rect.bottom())
+
+    def _paint_document(self, painter: QPainter, option: QStyleOptionViewItem, row: Row, palette: QPalette) -> None:
+        selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        has_focus = bool(option.state & QStyle.StateFlag.State_HasFocus)
+        rect = option.rect
+        if selected:
+            painter.fillRect(rect, palette.color(QPalette.ColorRole.Highlight))
+        elif option.state & QStyle.StateFlag.State_MouseOver:
+            hover = QColor(palette.color(QPalette.ColorRole.Highlight))
+            hover.setAlphaF(0.12)
+            painter.fillRect(rect, hover)
+        text_color = palette.color(QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text)
+        soft = QColor(text_color)
+        soft.setAlphaF(0.7)
+        title_font, base, small = self._fonts(option)
+        doc = row.doc or {}
+        now = self.model.now_ms
+        inner = rect.adjusted(PAD, PAD, -PAD, -PAD)
+
+        # number column
+        if row.number:
+            painter.setFont(small)
+            painter.setPen(soft)
+            painter.drawText(QRect(inner.left(), inner.top(), NUMBER_WIDTH, QFontMetrics(title_font).height()),
+                             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, f"{row.number:02d}")
+        left = inner.left() + NUMBER_WIDTH
+        width = inner.right() - left
+
+        # title line: dot, title, 🆕, time on the right
+        fm_title = QFontMetrics(title_font)
+        line_h = fm_title.height()
+        painter.setFont(small)
+        when = relative_time_text(doc.get("mtime_ms", 0), now)
+        when_w = QFontMetrics(small).horizontalAdvance(when)
+        painter.setPen(soft)
+        painter.drawText(QRect(inner.right() - when_w, inner.top(), when_w, line_h),
+                         Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, when)
+        x = left
+        if row.tier == "primary":
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+            painter.setBrush(text_color if selected else accent(palette))
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.drawEllipse(x, inner.top() + line_h // 2 - 3, 6, 6)
+            x += 11
+        mark = "🆕 " if is_new(doc.get("mtime_ms", 0), now) else ""
+        painter.setFont(title_font)
+        painter.setPen(text_color)
+        title = fm_title.elidedText(mark + doc.get("title", ""), Qt.TextElideMode.ElideRight, inner.right() - when_w - 8 - x)
+        painter.drawText(QRect(x, inner.top(), inner.right() - when_w - 8 - x, line_h),
+                         Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, title)
+
+        # two-line summary
+        y = inner.top() + line_h + 2
+        summary = doc.get("summary") or QCoreApplication.translate("DocumentList", "(no summary)")
+        painter.setFont(base)
+        painter.setPen(soft)
+        y = self._draw_clamped(painter, summary, base, QRect(left, y, width, 0), 2)
+
+        # why line
+        if row.reason is not None:
+            painter.setFont(small)
+            painter.setPen(text_color if selected else accent(palette))
+            why = QFontMetrics(small).elidedText(why_text(row.reason), Qt.TextElideMode.ElideRight, width)
+            painter.drawText(QRect(left, y + 2, width, QFontMetrics(small).height()),
+                             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, why)
+        if has_focus:
+            pen = painter.pen()
+            pen.setColor(accent(palette) if not selected else text_color)
+            pen.setWidth(2)
+            painter.setPen(pen)
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawRect(rect.adjusted(1, 1, -2, -2))
+
+    @staticmethod
+    def _draw_clamped(painter: QPainter, text: str, font: QFont, rect: QRect, max_lines: int) -> int:
+        """Lay out `text` in at most `max_lines` lines, eliding the last; returns the y below the block."""
+        fm = QFontMetrics(font)
+        layout = QTextLayout(" ".join(text.split()), font)
+        option = QTextOption()
+        option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+        layout.setTextOption(option)
+        layout.beginLayout()
+        lines = []
+        while len(lines) < max_lines:
+            line = layout.createLine()
+            if not line.isValid():
+                break
+            line.setLineWidth(rect.width())
+            lines.append(line)
+        layout.endLayout()
+        y = rect.top()
+        full = layout.text()
+        for i, line in enumerate(lines):
+            start, length = line.textStart(), line.textLength()
+            part = full[start : start + length]
+            if i == len(lines) - 1 and start + length < len(full):
+                part = fm.elidedText(full[start:], Qt.TextElideMode.ElideRight, rect.width())
+            painter.drawText(QRect(rect.left(), y, rect.width(), fm.lineSpacing()),
+                             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, part)
+            y += fm.lineSpacing()
+        return max(y, rect.top() + max_lines * fm.lineSpacing()) if lines else rect.top() + max_lines * fm.lineSpacing()

@@ -1,0 +1,360 @@
+"""The preview pane: Markdown (relative images, clickable links), text, PDF pages, the matched passage, citations.
+
+It never reads files itself: it asks the live ranking (the indexer's thread) for a document's text and links and for
+rendered PDF pages, and keeps only the newest answer to its own requests.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from PySide6.QtCore import QEvent, QSize, Qt, QUrl, Signal
+from PySide6.QtGui import (
+    QColor,
+    QDesktopServices,
+    QKeySequence,
+    QPalette,
+    QPixmap,
+    QShortcut,
+    QTextCharFormat,
+    QTextCursor,
+)
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QScrollArea,
+    QSizePolicy,
+    QStackedWidget,
+    QTextBrowser,
+    QTextEdit,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..core.preview import PreviewData
+
+_MD_SYNTAX = re.compile(r"^\s{0,3}(#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)|[*_`~]|!?\[([^\]]*)\]\([^)]*\)")
+
+
+def plain_line(line: str) -> str:
+    """A Markdown source line as it reads once rendered (enough to find it in the rendered document)."""
+    return " ".join(_MD_SYNTAX.sub(lambda m: m.group(2) or "", line).split())
+
+
+class PreviewPane(QFrame):
+    closed = Signal()
+    fullscreenToggled = Signal(bool)
+    documentRequested = Signal(str)  # a link to another workspace document was followed
+
+    def __init__(self, ranking, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("PreviewPane")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.ranking = ranking
+        self.rel = ""
+        self.kind = ""
+        self.root = ""
+        self.matches: list[dict] = []
+        self.data: PreviewData | None = None
+        self.page = 1
+        self.pages = 0
+        self._token = 0
+        self._page_token = 0
+        self._fullscreen = False
+        ranking.previewReady.connect(self._on_preview)
+        ranking.pageRendered.connect(self._on_page)
+
+        self.path_button = QToolButton(objectName="PathButton")
+        self.path_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        self.path_button.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        self.path_button.clicked.connect(self.reveal)
+        self.open_button = QToolButton(objectName="OpenLocally")
+        self.open_button.clicked.connect(self.open_locally)
+        self.full_button = QToolButton(objectName="Fullscreen")
+        self.full_button.clicked.connect(lambda: self.set_fullscreen(not self._fullscreen))
+        self.close_button = QToolButton(objectName="ClosePreview")
+        self.close_button.setText("✕")
+        self.close_button.clicked.connect(self.closed)
+        bar = QHBoxLayout()
+        bar.setContentsMargins(6, 4, 6, 4)
+        bar.addWidget(self.path_button, 1)
+        bar.addWidget(self.open_button)
+        bar.addWidget(self.full_button)
+        bar.addWidget(self.close_button)
+
+        self.browser = QTextBrowser(objectName="PreviewText")
+        self.browser.setOpenLinks(False)
+        self.browser.anchorClicked.connect(self._on_link)
+        self.page_label = QLabel(alignment=Qt.AlignmentFlag.AlignCenter)
+        self.page_scroll = QScrollArea()
+        self.page_scroll.setWidget(self.page_label)
+        self.page_scroll.setWidgetResizable(True)
+        self.prev_page = QToolButton(text="◀")
+        self.prev_page.clicked.connect(lambda: self.show_page(self.page - 1))
+        self.next_page = QToolButton(text="▶")
+        self.next_page.clicked.connect(lambda: self.show_page(self.page + 1))
+        self.page_number = QLabel()
+        pdf_bar = QHBoxLayout()
+        pdf_bar.addStretch(1)
+        pdf_bar.addWidget(self.prev_page)
+        pdf_bar.addWidget(self.page_number)
+        pdf_bar.addWidget(self.next_page)
+        pdf_bar.addStretch(1)
+        pdf_box = QWidget()
+        pdf_layout = QVBoxLayout(pdf_box)
+        pdf_layout.setContentsMargins(0, 0, 0, 0)
+        pdf_layout.addWidget(self.page_scroll, 1)
+        pdf_layout.addLayout(pdf_bar)
+        self.message = QLabel(alignment=Qt.AlignmentFlag.AlignCenter, wordWrap=True)
+        self.stack = QStackedWidget()
+        for widget in (self.browser, pdf_box, self.message):
+            self.stack.addWidget(widget)
+        self.pdf_box = pdf_box
+
+        self.links_button = QToolButton(objectName="CitationBar")
+        self.links_button.setCheckable(True)
+        self.links_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        self.links_button.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        self.links_button.toggled.connect(self._show_links)
+        self.links_list = QListWidget(objectName="CitationList")
+        self.links_list.setMaximumHeight(110)
+        self.links_list.setVisible(False)
+        self.links_list.itemActivated.connect(self._on_link_item)
+        self.links_list.itemClicked.connect(self._on_link_item)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addLayout(bar)
+        layout.addWidget(self.stack, 1)
+        layout.addWidget(self.links_button)
+        layout.addWidget(self.links_list)
+        QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self._escape, context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.retranslate()
+
+    # --- showing a document --------------------------------------------------------------------------
+
+    def show_document(self, root: str, rel: str, kind: str, matches: list[dict] | None = None) -> None:
+        self.root, self.rel, self.kind = root, rel, kind
+        self.matches = list(matches or [])
+        self.data = None
+        self.page = next((m["page"] for m in self.matches if m.get("page")), 1)
+        self._set_path(rel)
+        self.message.setText(self.tr("Loading…"))
+        self.stack.setCurrentWidget(self.message)
+        self._token = self.ranking.preview(rel)
+
+    def _set_path(self, rel: str) -> None:
+        folder, _, name = rel.rpartition("/")
+        self.path_button.setText(f"{folder}/{name}" if folder else name)
+        self.path_button.setToolTip(rel)
+
+    def _on_preview(self, token: int, data: PreviewData) -> None:
+        if token != self._token:
+            return
+        self.data = data
+        self._update_links()
+        if data.problem:
+            self.message.setText(self.tr("Cannot show this document: %1").replace("%1", data.problem))
+            self.stack.setCurrentWidget(self.message)
+            return
+        if data.kind == "pdf":
+            self.pages = data.pages
+            self.stack.setCurrentWidget(self.pdf_box)
+            self.show_page(self.page)
+            return
+        if data.kind not in ("md", "txt"):
+            self.message.setText(self.tr("No preview for this kind of file yet."))
+            self.stack.setCurrentWidget(self.message)
+            return
+        document = self.browser.document()
+        folder = os.path.dirname(data.path)
+        document.setBaseUrl(QUrl.fromLocalFile(folder + os.sep))
+        self.browser.setSearchPaths([folder])
+        text = data.text
+        if data.truncated:
+            text += "\n\n" + self.tr("(large file — showing the first 512 KB)")
+        if data.kind == "md":
+            self.browser.setMarkdown(text)
+        else:
+            self.browser.setPlainText(text)
+        self.stack.setCurrentWidget(self.browser)
+        self._highlight_passage()
+
+    def _highlight_passage(self) -> None:
+        """Scroll to the matched passage and mark it."""
+        if not self.matches or self.data is None:
+            self.browser.setExtraSelections([])
+            return
+        match = self.matches[0]
+        start, end = match["start_line"], match["end_line"]
+        document = self.browser.document()
+        fmt = QTextCharFormat()
+        color = QColor(self.palette().color(QPalette.ColorRole.Highlight))
+        color.setAlphaF(0.18)
+        fmt.setBackground(color)
+        fmt.setProperty(QTextCharFormat.Property.FullWidthSelection, True)
+        selections = []
+        terms = [t.lower() for t in match.get("terms", [])]
+        source = self.data.text.splitlines()
+        lines = [n for n in range(start, end + 1) if 0 < n <= len(source)]
+        marked = [n for n in lines if any(t in source[n - 1].lower() for t in terms)] or lines[:1]
+        blocks = []
+        if self.data.kind == "txt":
+            blocks = [document.findBlockByNumber(n - 1) for n in marked]
+        else:
+            cursor = QTextCursor(document)
+            for n in marked:  # rendered Markdown has no source lines: find each marked line's text
+                wanted = plain_line(source[n - 1])
+                if len(wanted) < 2:
+                    continue
+                found = document.find(wanted[:60], cursor)
+                if not found.isNull():
+                    blocks.append(found.block())
+                    cursor = found
+        for block in blocks:
+            if not block.isValid():
+                continue
+            selection = QTextEdit.ExtraSelection()
+            selection.cursor = QTextCursor(block)
+            selection.cursor.select(QTextCursor.SelectionType.BlockUnderCursor)
+            selection.format = fmt
+            selections.append(selection)
+        self.browser.setExtraSelections(selections)
+        if selections:  # bring the last marked line into view, then the first, so the whole passage shows
+            self.browser.setTextCursor(QTextCursor(selections[-1].cursor.block()))
+            self.browser.ensureCursorVisible()
+            self.browser.setTextCursor(QTextCursor(selections[0].cursor.block()))
+            self.browser.ensureCursorVisible()
+
+    # --- PDF pages -----------------------------------------------------------------------------------
+
+    def show_page(self, page: int) -> None:
+        if self.kind != "pdf" or not self.pages:
+            return
+        self.page = min(max(1, page), self.pages)
+        self._update_page_bar()
+        # leave room for the vertical scroll bar a page taller than the pane brings, so no sideways scrolling
+        bar = self.page_scroll.verticalScrollBar().sizeHint().width()
+        width = max(200, self.page_scroll.width() - 2 * self.page_scroll.frameWidth() - bar - 8)
+        self._page_token = self.ranking.render_page(self.rel, self.page, width)
+
+    def _on_page(self, token: int, result) -> None:
+        if token != self._page_token:
+            return
+        rel, page, pages, image = result
+        if not pages:
+            self.message.setText(self.tr("Cannot show this document: %1").replace("%1", str(image)))
+            self.stack.setCurrentWidget(self.message)
+            return
+        self.page, self.pages = page, pages
+        self.page_label.setPixmap(QPixmap.fromImage(image))
+        self._update_page_bar()
+
+    def _update_page_bar(self) -> None:
+        self.page_number.setText(self.tr("Page %1 of %2").replace("%1", str(self.page)).replace("%2", str(self.pages)))
+        self.prev_page.setEnabled(self.page > 1)
+        self.next_page.setEnabled(self.page < self.pages)
+
+    # --- links and citations -------------------------------------------------------------------------
+
+    def _on_link(self, url: QUrl) -> None:
+        if url.scheme() in ("http", "https", "mailto"):
+            QDesktopServices.openUrl(url)
+            return
+        if url.hasFragment() and not url.path():
+            self.browser.scrollToAnchor(url.fragment())
+            return
+        target = url.toLocalFile() if url.isLocalFile() else url.path()
+        if self.data is None or not target:
+            return
+        if not os.path.isabs(target):
+            target = os.path.join(os.path.dirname(self.data.path), target)
+        target = os.path.normpath(target)
+        root = os.path.normpath(self.root)
+        if target.startswith(root + os.sep):
+            self.documentRequested.emit(os.path.relpath(target, root).replace(os.sep, "/"))
+
+    def _update_links(self) -> None:
+        data = self.data
+        n_in, n_out = (len(data.links_in), len(data.links_out)) if data else (0, 0)
+        self.links_button.setText(
+            self.tr("Referenced by %1 · links to %2").replace("%1", str(n_in)).replace("%2", str(n_out))
+        )
+        self.links_list.clear()
+        if data is None:
+            return
+        for rel, line in data.links_in:
+            item = QListWidgetItem(f"← {rel}:{line}")
+            item.setData(Qt.ItemDataRole.UserRole, rel)
+            item.setToolTip(self.tr("Referenced by"))
+            self.links_list.addItem(item)
+        for rel, line in data.links_out:
+            item = QListWidgetItem(f"→ {rel}  ({self.tr('line %1').replace('%1', str(line))})")
+            item.setData(Qt.ItemDataRole.UserRole, rel)
+            item.setToolTip(self.tr("Links to"))
+            self.links_list.addItem(item)
+        if not (data.links_in or data.links_out):
+            self.links_list.addItem(self.tr("Not referenced by anything · links to no other document"))
+
+    def _show_links(self, shown: bool) -> None:
+        self.links_list.setVisible(shown)
+
+    def _on_link_item(self, item: QListWidgetItem) -> None:
+        rel = item.data(Qt.ItemDataRole.UserRole)
+        if rel:
+            self.documentRequested.emit(rel)
+
+    # --- actions -------------------------------------------------------------------------------------
+
+    def open_locally(self) -> None:
+        if self.root and self.rel:
+            QDesktopServices.openUrl(QUrl.fromLocalFile(os.path.join(self.root, self.rel)))
+
+    def reveal(self) -> None:
+        if self.root and self.rel:
+            QDesktopServices.openUrl(QUrl.fromLocalFile(os.path.dirname(os.path.join(self.root, self.rel))))
+
+    def set_fullscreen(self, on: bool) -> None:
+        if on != self._fullscreen:
+            self._fullscreen = on
+            self.retranslate()
+            self.fullscreenToggled.emit(on)
+
+    @property
+    def fullscreen(self) -> bool:
+        return self._fullscreen
+
+    def _escape(self) -> None:
+        if self._fullscreen:
+            self.set_fullscreen(False)
+        else:
+            self.closed.emit()
+
+    def sizeHint(self) -> QSize:
+        return QSize(360, 320)
+
+    # --- language ------------------------------------------------------------------------------------
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+    def retranslate(self) -> None:
+        self.open_button.setText(self.tr("Open locally"))
+        self.open_button.setToolTip(self.tr("Open this document in your default app"))
+        self.full_button.setText(self.tr("Exit fullscreen") if self._fullscreen else self.tr("Fullscreen"))
+        self.full_button.setToolTip(self.tr("Exit fullscreen (Esc)") if self._fullscreen else self.tr("Read fullscreen"))
+        self.close_button.setToolTip(self.tr("Close preview"))
+        self.path_button.setAccessibleName(self.tr("Open in file manager"))
+        self.prev_page.setToolTip(self.tr("Previous page"))
+        self.next_page.setToolTip(self.tr("Next page"))
+        self._update_links()
+        if self.pages:
+            self._update_page_bar()

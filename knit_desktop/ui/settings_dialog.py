@@ -1,0 +1,104 @@
+"""The settings dialog: every change is applied the moment it is made (language included, no restart)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QRadioButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from .settings import LANGUAGES, Settings
+
+
+class SettingsDialog(QDialog):
+    def __init__(self, settings: Settings, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("SettingsDialog")
+        self.settings = settings
+        self.language = QComboBox(objectName="LanguageChoice")
+        for code in LANGUAGES:
+            self.language.addItem("", code)
+        self.language.setCurrentIndex(LANGUAGES.index(settings.language))
+        self.language.currentIndexChanged.connect(lambda i: setattr(settings, "language", LANGUAGES[i]))
+
+        self.follow = QRadioButton(objectName="FollowSession")
+        self.fixed = QRadioButton(objectName="FixedFolder")
+        self.folder = QLineEdit(settings.workspace, objectName="FixedFolderPath")
+        self.browse = QPushButton()
+        self.browse.clicked.connect(self._choose_folder)
+        (self.fixed if settings.workspace else self.follow).setChecked(True)
+        self.follow.toggled.connect(self._apply_workspace)
+        self.folder.editingFinished.connect(self._apply_workspace)
+        folder_row = QHBoxLayout()
+        folder_row.addWidget(self.folder, 1)
+        folder_row.addWidget(self.browse)
+
+        self.dsh_home = QLineEdit(settings.dsh_home, objectName="DshHome")
+        self.dsh_home.editingFinished.connect(lambda: setattr(settings, "dsh_home", self.dsh_home.text().strip()))
+        self.on_top = QCheckBox(checked=settings.always_on_top)
+        self.on_top.toggled.connect(lambda on: setattr(settings, "always_on_top", on))
+        self.tray = QCheckBox(checked=settings.tray)
+        self.tray.toggled.connect(lambda on: setattr(settings, "tray", on))
+        self.usage = QCheckBox(checked=settings.show_usage)
+        self.usage.toggled.connect(lambda on: setattr(settings, "show_usage", on))
+
+        self.language_label, self.workspace_label, self.dsh_home_label = QLabel(), QLabel(), QLabel()
+        self.form = QFormLayout()
+        self.form.addRow(self.language_label, self.language)
+        self.form.addRow(self.workspace_label, self.follow)
+        self.form.addRow(None, self.fixed)
+        self.form.addRow(None, folder_row)
+        self.form.addRow(self.dsh_home_label, self.dsh_home)
+        for box in (self.on_top, self.tray, self.usage):
+            self.form.addRow(None, box)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.close)
+        layout = QVBoxLayout(self)
+        layout.addLayout(self.form)
+        layout.addWidget(buttons)
+        self.retranslate()
+
+    def _choose_folder(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, self.tr("Choose the workspace folder"), self.folder.text())
+        if folder:
+            self.folder.setText(folder)
+            self.fixed.setChecked(True)
+            self._apply_workspace()
+
+    def _apply_workspace(self) -> None:
+        self.folder.setEnabled(self.fixed.isChecked())
+        self.settings.workspace = self.folder.text().strip() if self.fixed.isChecked() else ""
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+    def retranslate(self) -> None:
+        self.setWindowTitle(self.tr("Knit settings"))
+        names = (self.tr("Follow the system"), "简体中文", "English")
+        for i, name in enumerate(names):
+            self.language.setItemText(i, name)
+        self.language_label.setText(self.tr("Language"))
+        self.workspace_label.setText(self.tr("Workspace"))
+        self.dsh_home_label.setText(self.tr("DSH home"))
+        self.follow.setText(self.tr("Follow the DSH session's folder"))
+        self.fixed.setText(self.tr("Always this folder:"))
+        self.browse.setText(self.tr("Choose…"))
+        self.dsh_home.setPlaceholderText(self.tr("Default: $DSH_HOME or ~/.dsh"))
+        self.on_top.setText(self.tr("Keep the window on top"))
+        self.tray.setText(self.tr("Show the tray icon"))
+        self.usage.setText(self.tr("Show usage (what the session read of the last pack)"))
+        self.folder.setEnabled(self.fixed.isChecked())

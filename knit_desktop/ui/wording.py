@@ -1,0 +1,93 @@
+"""Words the list, the tray and the preview share: relative times, reasons, tier names. Translated via Qt."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QCoreApplication, QObject
+
+from ..core.timefmt import relative_time
+
+NEW_WINDOW_MS = 2 * 60_000  # a file changed this recently gets the 🆕 mark
+
+
+class RelativeTime(QObject):
+    """The relative-time words. Plurals go through `self.tr(text, "", n)`: the form every PySide6 lupdate reads as
+    a plural (some versions miss `QCoreApplication.translate(..., None, n)`); the class name is the context."""
+
+    def text(self, code: str, args: dict) -> str:
+        n = args.get("n", 0)
+        if code == "just_now":
+            return self.tr("just now")
+        if code == "minutes":
+            return self.tr("%n min ago", "", n)
+        if code == "hours":
+            return self.tr("%n h ago", "", n)
+        if code == "yesterday":
+            return self.tr("yesterday")
+        if code == "days":
+            return self.tr("%n d ago", "", n)
+        return self.tr("%1/%2").replace("%1", str(args["month"])).replace("%2", str(args["day"]))
+
+
+_relative_time: RelativeTime | None = None
+
+
+def relative_time_text(mtime_ms: int, now_ms: int) -> str:
+    global _relative_time
+    if _relative_time is None:
+        _relative_time = RelativeTime()
+    code, args = relative_time(mtime_ms, now_ms)
+    return _relative_time.text(code, args)
+
+
+def is_new(mtime_ms: int, now_ms: int) -> bool:
+    return 0 <= now_ms - mtime_ms < NEW_WINDOW_MS
+
+
+def tier_title(tier: str) -> str:
+    return {
+        "primary": QCoreApplication.translate("Tiers", "Primary"),
+        "supporting": QCoreApplication.translate("Tiers", "Supporting"),
+        "related": QCoreApplication.translate("Tiers", "Related"),
+        "other": QCoreApplication.translate("Tiers", "Other documents"),
+    }[tier]
+
+
+def tier_hint(tier: str) -> str:
+    return {
+        "primary": QCoreApplication.translate("Tiers", "read first"),
+        "supporting": QCoreApplication.translate("Tiers", "supporting"),
+        "related": QCoreApplication.translate("Tiers", "background"),
+        "other": "",
+    }[tier]
+
+
+def why_text(reason: dict) -> str:
+    """The "why it is here" line: the reason, with at most two of its terms."""
+    terms = " · ".join(reason.get("terms", [])[:2])
+    code = reason.get("code", "related")
+    if code == "direct":
+        return QCoreApplication.translate("Why", "direct match: %1").replace("%1", terms)
+    if code == "titleMatch":
+        return QCoreApplication.translate("Why", "title match: %1").replace("%1", terms)
+    if code == "filenameMatch":
+        return QCoreApplication.translate("Why", "file name match: %1").replace("%1", terms)
+    if code == "summaryMatch":
+        return QCoreApplication.translate("Why", "summary match: %1").replace("%1", terms)
+    if code == "bodyMatch":
+        return QCoreApplication.translate("Why", "body match: %1").replace("%1", terms) if terms else QCoreApplication.translate("Why", "body match")
+    if code == "linkTarget":
+        return QCoreApplication.translate("Why", "referenced by a primary document")
+    if code == "linkSource":
+        return QCoreApplication.translate("Why", "references a primary document")
+    return QCoreApplication.translate("Why", "related to the current task")
+
+
+def topic_line(rank: dict, requested_sort: str) -> tuple[str, str]:
+    """The honest line above the list and its tooltip (the matched keywords)."""
+    if rank.get("mode") == "relevance":
+        keywords = "、".join(rank.get("keywords", []))
+        tip = QCoreApplication.translate("Topic", "Sorted by relevance · matched keywords: %1").replace("%1", keywords) if keywords else ""
+        return QCoreApplication.translate("Topic", "Sorted by relevance"), tip
+    if requested_sort == "relevance":
+        return QCoreApplication.translate("Topic", "Not enough conversation yet — sorted by time"), ""
+    return QCoreApplication.translate("Topic", "Sorted by modified time"), ""

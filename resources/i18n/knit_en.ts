@@ -1,0 +1,465 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="en_US">
+<context>
+    <name>DocumentList</name>
+    <message>
+        <source>(no summary)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Click to preview here · double-click to open in a larger window</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>new</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>DocumentListModel</name>
+    <message numerus="yes">
+        <source>%1 / %n docs</source>
+        <translation>
+            <numerusform>%1 / %n doc</numerusform>
+            <numerusform>%1 / %n docs</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n docs</source>
+        <translation>
+            <numerusform>%n doc</numerusform>
+            <numerusform>%n docs</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <source>Scanning the workspace…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No workspace yet — start a DSH session, or choose a folder in Settings.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No documents match “%1”.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No images or videos in this workspace yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No Markdown documents in this workspace yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No workspace</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Demo conversation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Conversation from %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Started with a fixed conversation; DSH sessions are not followed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Follow the active session</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No DSH session found</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Indexing %1 / %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Watching by polling (the system refused more folder watches)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Failed to read: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Knit — recent documents</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Relevant</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sort by relevance to the current conversation (local keyword matching, no model call)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Recent</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sort by file modified time, newest first</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Refresh now</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Docs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Images &amp; video</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>All</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Switch which artifacts are listed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Filter title / summary / path</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Filter documents</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>What are you working on? (replaces the conversation while set)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Topic</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open in file manager</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Recent documents</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>More</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Always on top</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Dock to the left edge</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Dock to the right edge</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Settings…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Quit</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>PreviewPane</name>
+    <message>
+        <source>Loading…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot show this document: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No preview for this kind of file yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(large file — showing the first 512 KB)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Page %1 of %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Referenced by %1 · links to %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Referenced by</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Links to</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not referenced by anything · links to no other document</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open locally</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open this document in your default app</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Exit fullscreen</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fullscreen</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Exit fullscreen (Esc)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Read fullscreen</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Close preview</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open in file manager</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Previous page</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Next page</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>RelativeTime</name>
+    <message>
+        <source>just now</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n min ago</source>
+        <translation>
+            <numerusform>%n min ago</numerusform>
+            <numerusform>%n min ago</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n h ago</source>
+        <translation>
+            <numerusform>%n h ago</numerusform>
+            <numerusform>%n h ago</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>yesterday</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n d ago</source>
+        <translation>
+            <numerusform>%n d ago</numerusform>
+            <numerusform>%n d ago</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1/%2</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>SettingsDialog</name>
+    <message>
+        <source>Choose the workspace folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Knit settings</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Follow the system</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Language</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Workspace</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>DSH home</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Follow the DSH session&apos;s folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Always this folder:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Default: $DSH_HOME or ~/.dsh</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Keep the window on top</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show the tray icon</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show usage (what the session read of the last pack)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>Tiers</name>
+    <message>
+        <source>Primary</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Supporting</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Related</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Other documents</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>read first</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>supporting</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>background</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>Topic</name>
+    <message>
+        <source>Sorted by relevance · matched keywords: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sorted by relevance</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not enough conversation yet — sorted by time</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sorted by modified time</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>Tray</name>
+    <message>
+        <source>No Markdown documents in this workspace yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show / Hide</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Quit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Knit — recent documents</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>Why</name>
+    <message>
+        <source>direct match: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>title match: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>file name match: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>summary match: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>body match: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>body match</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>referenced by a primary document</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>references a primary document</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>related to the current task</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+</TS>

@@ -1,0 +1,460 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN">
+<context>
+    <name>DocumentList</name>
+    <message>
+        <source>(no summary)</source>
+        <translation>（没有正文摘要）</translation>
+    </message>
+    <message>
+        <source>Click to preview here · double-click to open in a larger window</source>
+        <translation>单击就地预览 · 双击在更大的窗口中打开</translation>
+    </message>
+    <message>
+        <source>new</source>
+        <translation>新</translation>
+    </message>
+</context>
+<context>
+    <name>DocumentListModel</name>
+    <message numerus="yes">
+        <source>%1 / %n docs</source>
+        <translation>
+            <numerusform>%1 / %n 篇</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n docs</source>
+        <translation>
+            <numerusform>%n 篇</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <source>Scanning the workspace…</source>
+        <translation>正在扫描工作区…</translation>
+    </message>
+    <message>
+        <source>No workspace yet — start a DSH session, or choose a folder in Settings.</source>
+        <translation>还没有工作区 —— 开始一个 DSH 会话，或在设置中选择文件夹。</translation>
+    </message>
+    <message>
+        <source>No documents match “%1”.</source>
+        <translation>没有匹配「%1」的文档。</translation>
+    </message>
+    <message>
+        <source>No images or videos in this workspace yet.</source>
+        <translation>这个工作区里还没有图片或视频。</translation>
+    </message>
+    <message>
+        <source>No Markdown documents in this workspace yet.</source>
+        <translation>这个工作区里还没有 Markdown 文档。</translation>
+    </message>
+    <message>
+        <source>No workspace</source>
+        <translation>没有工作区</translation>
+    </message>
+    <message>
+        <source>Demo conversation</source>
+        <translation>演示对话</translation>
+    </message>
+    <message>
+        <source>Conversation from %1</source>
+        <translation>来自 %1 的对话</translation>
+    </message>
+    <message>
+        <source>Started with a fixed conversation; DSH sessions are not followed</source>
+        <translation>以固定的对话启动；不跟随 DSH 会话</translation>
+    </message>
+    <message>
+        <source>Follow the active session</source>
+        <translation>跟随当前活跃会话</translation>
+    </message>
+    <message>
+        <source>No DSH session found</source>
+        <translation>没有找到 DSH 会话</translation>
+    </message>
+    <message>
+        <source>Indexing %1 / %2</source>
+        <translation>正在索引 %1 / %2</translation>
+    </message>
+    <message>
+        <source>Watching by polling (the system refused more folder watches)</source>
+        <translation>以轮询方式监视（系统拒绝了更多的文件夹监视）</translation>
+    </message>
+    <message>
+        <source>Failed to read: %1</source>
+        <translation>读取失败：%1</translation>
+    </message>
+    <message>
+        <source>Knit — recent documents</source>
+        <translation>Knit 最近文档</translation>
+    </message>
+    <message>
+        <source>Relevant</source>
+        <translation>相关</translation>
+    </message>
+    <message>
+        <source>Sort by relevance to the current conversation (local keyword matching, no model call)</source>
+        <translation>按与当前对话的相关性排序（纯本地关键词匹配，不调模型）</translation>
+    </message>
+    <message>
+        <source>Recent</source>
+        <translation>最新</translation>
+    </message>
+    <message>
+        <source>Sort by file modified time, newest first</source>
+        <translation>按文件修改时间倒序</translation>
+    </message>
+    <message>
+        <source>Refresh now</source>
+        <translation>立即刷新</translation>
+    </message>
+    <message>
+        <source>Docs</source>
+        <translation>文档</translation>
+    </message>
+    <message>
+        <source>Images &amp; video</source>
+        <translation>图片与视频</translation>
+    </message>
+    <message>
+        <source>All</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <source>Switch which artifacts are listed</source>
+        <translation>切换要列出的产物类型</translation>
+    </message>
+    <message>
+        <source>Filter title / summary / path</source>
+        <translation>过滤标题 / 摘要 / 路径</translation>
+    </message>
+    <message>
+        <source>Filter documents</source>
+        <translation>过滤文档</translation>
+    </message>
+    <message>
+        <source>What are you working on? (replaces the conversation while set)</source>
+        <translation>你在做什么？（填写后代替对话作为排序依据）</translation>
+    </message>
+    <message>
+        <source>Topic</source>
+        <translation>主题</translation>
+    </message>
+    <message>
+        <source>Open in file manager</source>
+        <translation>在文件管理器中打开</translation>
+    </message>
+    <message>
+        <source>Recent documents</source>
+        <translation>最近文档</translation>
+    </message>
+    <message>
+        <source>More</source>
+        <translation>更多</translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation>刷新</translation>
+    </message>
+    <message>
+        <source>Always on top</source>
+        <translation>窗口置顶</translation>
+    </message>
+    <message>
+        <source>Dock to the left edge</source>
+        <translation>停靠到屏幕左侧</translation>
+    </message>
+    <message>
+        <source>Dock to the right edge</source>
+        <translation>停靠到屏幕右侧</translation>
+    </message>
+    <message>
+        <source>Settings…</source>
+        <translation>设置…</translation>
+    </message>
+    <message>
+        <source>Quit</source>
+        <translation>退出</translation>
+    </message>
+</context>
+<context>
+    <name>PreviewPane</name>
+    <message>
+        <source>Loading…</source>
+        <translation>正在读取…</translation>
+    </message>
+    <message>
+        <source>Cannot show this document: %1</source>
+        <translation>无法显示这篇文档：%1</translation>
+    </message>
+    <message>
+        <source>No preview for this kind of file yet.</source>
+        <translation>暂时无法预览这种文件。</translation>
+    </message>
+    <message>
+        <source>(large file — showing the first 512 KB)</source>
+        <translation>（文件较大，仅预览前 512 KB）</translation>
+    </message>
+    <message>
+        <source>Page %1 of %2</source>
+        <translation>第 %1 / %2 页</translation>
+    </message>
+    <message>
+        <source>Referenced by %1 · links to %2</source>
+        <translation>被引用 %1 · 引用了 %2</translation>
+    </message>
+    <message>
+        <source>Referenced by</source>
+        <translation>被引用</translation>
+    </message>
+    <message>
+        <source>Links to</source>
+        <translation>引用了</translation>
+    </message>
+    <message>
+        <source>Not referenced by anything · links to no other document</source>
+        <translation>没有被引用 · 没有引用别的文档</translation>
+    </message>
+    <message>
+        <source>Open locally</source>
+        <translation>在本地打开</translation>
+    </message>
+    <message>
+        <source>Open this document in your default app</source>
+        <translation>用系统默认应用打开这篇文档</translation>
+    </message>
+    <message>
+        <source>Exit fullscreen</source>
+        <translation>退出全屏</translation>
+    </message>
+    <message>
+        <source>Fullscreen</source>
+        <translation>全屏</translation>
+    </message>
+    <message>
+        <source>Exit fullscreen (Esc)</source>
+        <translation>退出全屏（Esc）</translation>
+    </message>
+    <message>
+        <source>Read fullscreen</source>
+        <translation>全屏阅读</translation>
+    </message>
+    <message>
+        <source>Close preview</source>
+        <translation>收起预览</translation>
+    </message>
+    <message>
+        <source>Open in file manager</source>
+        <translation>在文件管理器中打开</translation>
+    </message>
+    <message>
+        <source>Previous page</source>
+        <translation>上一页</translation>
+    </message>
+    <message>
+        <source>Next page</source>
+        <translation>下一页</translation>
+    </message>
+</context>
+<context>
+    <name>RelativeTime</name>
+    <message>
+        <source>just now</source>
+        <translation>刚刚</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n min ago</source>
+        <translation>
+            <numerusform>%n分钟前</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n h ago</source>
+        <translation>
+            <numerusform>%n小时前</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>yesterday</source>
+        <translation>昨天</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n d ago</source>
+        <translation>
+            <numerusform>%n天前</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1/%2</source>
+        <translation>%1月%2日</translation>
+    </message>
+</context>
+<context>
+    <name>SettingsDialog</name>
+    <message>
+        <source>Choose the workspace folder</source>
+        <translation>选择工作区文件夹</translation>
+    </message>
+    <message>
+        <source>Knit settings</source>
+        <translation>Knit 设置</translation>
+    </message>
+    <message>
+        <source>Follow the system</source>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <source>Language</source>
+        <translation>语言</translation>
+    </message>
+    <message>
+        <source>Workspace</source>
+        <translation>工作区</translation>
+    </message>
+    <message>
+        <source>DSH home</source>
+        <translation>DSH 主目录</translation>
+    </message>
+    <message>
+        <source>Follow the DSH session&apos;s folder</source>
+        <translation>跟随 DSH 会话的文件夹</translation>
+    </message>
+    <message>
+        <source>Always this folder:</source>
+        <translation>固定使用这个文件夹：</translation>
+    </message>
+    <message>
+        <source>Choose…</source>
+        <translation>选择…</translation>
+    </message>
+    <message>
+        <source>Default: $DSH_HOME or ~/.dsh</source>
+        <translation>默认：$DSH_HOME 或 ~/.dsh</translation>
+    </message>
+    <message>
+        <source>Keep the window on top</source>
+        <translation>窗口保持在最前</translation>
+    </message>
+    <message>
+        <source>Show the tray icon</source>
+        <translation>显示托盘图标</translation>
+    </message>
+    <message>
+        <source>Show usage (what the session read of the last pack)</source>
+        <translation>显示使用情况（会话读了上一个上下文包中的哪些文档）</translation>
+    </message>
+</context>
+<context>
+    <name>Tiers</name>
+    <message>
+        <source>Primary</source>
+        <translation>主要上下文</translation>
+    </message>
+    <message>
+        <source>Supporting</source>
+        <translation>辅助上下文</translation>
+    </message>
+    <message>
+        <source>Related</source>
+        <translation>相关上下文</translation>
+    </message>
+    <message>
+        <source>Other documents</source>
+        <translation>其他相关文档</translation>
+    </message>
+    <message>
+        <source>read first</source>
+        <translation>先看</translation>
+    </message>
+    <message>
+        <source>supporting</source>
+        <translation>辅助</translation>
+    </message>
+    <message>
+        <source>background</source>
+        <translation>背景</translation>
+    </message>
+</context>
+<context>
+    <name>Topic</name>
+    <message>
+        <source>Sorted by relevance · matched keywords: %1</source>
+        <translation>按相关度排序 · 命中的关键词：%1</translation>
+    </message>
+    <message>
+        <source>Sorted by relevance</source>
+        <translation>相关性排序</translation>
+    </message>
+    <message>
+        <source>Not enough conversation yet — sorted by time</source>
+        <translation>对话内容还不足，暂按最新排序</translation>
+    </message>
+    <message>
+        <source>Sorted by modified time</source>
+        <translation>按修改时间倒序</translation>
+    </message>
+</context>
+<context>
+    <name>Tray</name>
+    <message>
+        <source>No Markdown documents in this workspace yet.</source>
+        <translation>这个工作区里还没有 Markdown 文档。</translation>
+    </message>
+    <message>
+        <source>Show / Hide</source>
+        <translation>显示 / 隐藏</translation>
+    </message>
+    <message>
+        <source>Quit</source>
+        <translation>退出</translation>
+    </message>
+    <message>
+        <source>Knit — recent documents</source>
+        <translation>Knit 最近文档</translation>
+    </message>
+</context>
+<context>
+    <name>Why</name>
+    <message>
+        <source>direct match: %1</source>
+        <translation>直接命中：%1</translation>
+    </message>
+    <message>
+        <source>title match: %1</source>
+        <translation>标题命中：%1</translation>
+    </message>
+    <message>
+        <source>file name match: %1</source>
+        <translation>文件名命中：%1</translation>
+    </message>
+    <message>
+        <source>summary match: %1</source>
+        <translation>摘要命中：%1</translation>
+    </message>
+    <message>
+        <source>body match: %1</source>
+        <translation>正文命中：%1</translation>
+    </message>
+    <message>
+        <source>body match</source>
+        <translation>正文命中</translation>
+    </message>
+    <message>
+        <source>referenced by a primary document</source>
+        <translation>被主要上下文引用</translation>
+    </message>
+    <message>
+        <source>references a primary document</source>
+        <translation>引用了主要上下文</translation>
+    </message>
+    <message>
+        <source>related to the current task</source>
+        <translation>与当前任务相关</translation>
+    </message>
+</context>
+</TS>
