@@ -27,7 +27,10 @@ from .scan import FileStatus
 from .search_index import SearchIndex
 
 SCHEMA_VERSION = 1
-SNAPSHOT_FORMAT = 2
+SNAPSHOT_FORMAT = 3
+# Snapshot lists are marshalled in slices: one marshal call holds the GIL throughout, and a 20,000-document list
+# in one call would freeze the window (which shares the GIL with the indexer thread) for 30-80 ms.
+SNAPSHOT_SLICE = 2000
 TRUNCATED_NOTE = "indexed the first 2 MB (file is larger)"
 # A snapshot with more removed than this share of documents is rebuilt instead, dropping dead postings.
 MAX_DEAD_SHARE = 0.3
@@ -210,14 +213,14 @@ class IndexStore:
         ]
         state = {
             "format": SNAPSHOT_FORMAT,
-            "docs": docs,
-            "lengths": index.lengths,
-            "tokens": index.tokens,
+            "docs": _dump_slices(docs),
+            "lengths": _dump_slices(index.lengths),
+            "tokens": _dump_slices(index.tokens),
             "postings": _pack_postings(index),
-            "trigrams": index.trigrams,
-            "refs": {rel: [(r.raw, r.line) for r in items] for rel, items in refs.items()},
+            "trigrams": _dump_slices(list(index.trigrams.items())),
+            "refs": _dump_slices([(rel, [(r.raw, r.line) for r in items]) for rel, items in refs.items()]),
         }
-        data = marshal.dumps(state)  # uncompressed: a warm start should not pay for inflating it
+        data = marshal.dumps(state)  # bytes slices only: quick; uncompressed, so a warm start does not inflate it
         with self.transaction():
             generation = self.generation
             self.db.execute("INSERT OR REPLACE INTO snapshot (id, generation, data) VALUES (1, ?, ?)", (generation, data))
@@ -231,7 +234,14 @@ class IndexStore:
             state = marshal.loads(row[1])
         except (ValueError, EOFError, TypeError):
             return None
-        if state.get("format") != SNAPSHOT_FORMAT:
+        if not isinstance(state, dict) or state.get("format") != SNAPSHOT_FORMAT:
+            return None
+        try:
+            for key in ("docs", "lengths", "tokens"):
+                state[key] = _load_slices(state[key])
+            state["trigrams"] = dict(_load_slices(state["trigrams"]))
+            state["refs"] = dict(_load_slices(state["refs"]))
+        except (ValueError, EOFError, TypeError, KeyError):
             return None
         live = sum(1 for d in state["docs"] if d is not None)
         if state["docs"] and (len(state["docs"]) - live) / len(state["docs"]) > MAX_DEAD_SHARE:
@@ -254,6 +264,17 @@ class IndexStore:
         index.version = 1
         refs = {rel: [Ref(raw, line) for raw, line in items] for rel, items in state["refs"].items()}
         return index, refs
+
+
+def _dump_slices(items: list) -> list[bytes]:
+    return [marshal.dumps(items[i : i + SNAPSHOT_SLICE]) for i in range(0, len(items), SNAPSHOT_SLICE)]
+
+
+def _load_slices(slices: list[bytes]) -> list:
+    items: list = []
+    for piece in slices:
+        items.extend(marshal.loads(piece))
+    return items
 
 
 def _pack_postings(index: SearchIndex) -> tuple[bytes, bytes, bytes, bytes, bytes]:

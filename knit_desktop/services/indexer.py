@@ -17,7 +17,11 @@ from PySide6.QtGui import QImage
 from ..core.payloads import context_payload, rank_payload
 from ..core.preview import render_pdf_page
 from ..core.workspace import RankInput, RefreshReport, Workspace
+from .heap import release_heap, settle_heap
 from .mailbox import Mailbox
+
+FREEZE_EVERY = 1000  # files indexed between two heap freezes while a workspace is first indexed
+
 
 SNAPSHOT_DELAY_MS = 15_000  # after live updates, save the fast-start snapshot at most this often
 
@@ -63,10 +67,13 @@ class IndexWorker(QObject):
     def _progress(self, done: int, total: int, rel: str) -> None:
         if self.cancel.is_set():
             raise IndexingCancelled
+        if done and done % FREEZE_EVERY == 0:
+            settle_heap()
         self.progress.emit(done, total, rel)
 
     @Slot()
     def open(self) -> None:
+        settle_heap()  # modules, widgets and settings: alive for good, never worth another full walk
         try:
             opener = Workspace.open_persistent if self.persistent else Workspace.open
             self.workspace = opener(self.root, self._progress)
@@ -76,6 +83,7 @@ class IndexWorker(QObject):
         except Exception as exc:  # reported, never raised into Qt's event loop
             self.failed.emit(f"could not open the workspace: {exc}")
             return
+        settle_heap()
         self._emit_statuses(list(self.workspace.statuses))
         self.opened.emit(self.mailbox.post(self.workspace.last_refresh))
 
@@ -99,6 +107,7 @@ class IndexWorker(QObject):
     def _after_change(self, report: RefreshReport) -> None:
         if not report.changes:
             return
+        settle_heap()
         self._emit_statuses(report.paths)  # only the files this pass actually re-examined
         self.documentsChanged.emit(self.mailbox.post(report))
         if self._save_timer is None:  # created here so it lives on this thread
@@ -156,6 +165,7 @@ class IndexWorker(QObject):
         if self.workspace is not None:
             self.workspace.close()
             self.workspace = None
+            release_heap()
         self.stopped.emit()
         QThread.currentThread().quit()
 

@@ -16,6 +16,7 @@ from ..core.conversation import Message
 from ..core.usage import UsageAudit
 from ..core.workspace import RankInput
 from .conversation import ConversationFollower
+from .heap import settle_heap
 from .indexer import IndexerService
 from .watcher import WorkspaceWatcher
 
@@ -188,6 +189,7 @@ class LiveRanking(QObject):
         payload["usage"] = self._usage(payload)
         self._shown = payload
         self.rankingChanged.emit(payload)
+        settle_heap()  # the window now holds this ranking's thousands of rows
 
     def _usage(self, payload: dict) -> str:
         """The usage line for the followed session (the same facts knit_docs gives the agent with audit on)."""
