@@ -28,6 +28,7 @@ class DocumentDelegate(QStyledItemDelegate):
     def __init__(self, model, parent=None) -> None:
         super().__init__(parent)
         self.model = model
+        self._heights_for: tuple[str, tuple[int, int]] = ("", (0, 0))
 
     def _fonts(self, option: QStyleOptionViewItem) -> tuple[QFont, QFont, QFont]:
         base = QFont(option.font)
@@ -38,17 +39,25 @@ class DocumentDelegate(QStyledItemDelegate):
         small.setPointSizeF(base.pointSizeF() * 0.9)
         return title, base, small
 
+    def _heights(self, option: QStyleOptionViewItem) -> tuple[int, int]:
+        """A document row's height without and with the why line; measured once per font."""
+        key = option.font.key()
+        if self._heights_for[0] != key:
+            title, base, small = self._fonts(option)
+            plain = PAD + QFontMetrics(title).height() + 2 + 2 * QFontMetrics(base).lineSpacing() + PAD
+            self._heights_for = (key, (plain, plain + QFontMetrics(small).height() + 2))
+        return self._heights_for[1]
+
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
-        row: Row = index.data(RowRole)
+        # Called for every row on each re-rank (thousands): no fonts built, no QVariant round trip.
+        rows = self.model.rows
+        row = rows[index.row()] if 0 <= index.row() < len(rows) else None
         if row is None:
             return QSize(0, 0)
         if row.is_header:
             return QSize(1, HEADER_HEIGHT)  # rows take the viewport's width; never ask for more
-        title, base, small = self._fonts(option)
-        height = PAD + QFontMetrics(title).height() + 2 + 2 * QFontMetrics(base).lineSpacing() + PAD
-        if row.reason is not None:
-            height += QFontMetrics(small).height() + 2
-        return QSize(1, height)
+        plain, with_reason = self._heights(option)
+        return QSize(1, plain if row.reason is None else with_reason)
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
         row: Row = index.data(RowRole)

@@ -23,6 +23,9 @@ class DocumentListView(QListView):
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.setUniformItemSizes(False)
+        # Lay thousands of rows out in slices between events, so a re-rank never stalls the window.
+        self.setLayoutMode(QListView.LayoutMode.Batched)
+        self.setBatchSize(200)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setResizeMode(QListView.ResizeMode.Adjust)
         self.setMouseTracking(True)
@@ -87,3 +90,4 @@ class DocumentListView(QListView):
             rect = self.viewport().rect().adjusted(16, 16, -16, -16)
             painter.drawText(rect, Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop | Qt.TextFlag.TextWordWrap,
                              self.empty_text)
+            painter.end()  # before the backing store flushes, whatever holds on to this frame
