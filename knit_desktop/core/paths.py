@@ -24,6 +24,20 @@ def app_home() -> Path:
     return base / APP_DIR
 
 
+def config_home() -> Path:
+    """Where preferences live: not the cache, so clearing the cache never loses them."""
+    override = os.environ.get("KNIT_DESKTOP_HOME")
+    if override:
+        return Path(override)
+    if sys.platform == "win32":
+        base = Path(os.environ.get("APPDATA") or Path.home() / "AppData" / "Roaming")
+    elif sys.platform == "darwin":
+        base = Path.home() / "Library" / "Application Support"
+    else:
+        base = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
+    return base / APP_DIR
+
+
 def index_db_path(real_root: str) -> Path:
     """One database per workspace, keyed by its real path (the readable part is only for people)."""
     digest = hashlib.sha256(real_root.encode("utf-8", "surrogatepass")).hexdigest()[:16]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QByteArray, QObject, QSettings, Signal
 
-from ..core.paths import app_home
+from ..core.paths import config_home
 
 LANGUAGES = ("system", "zh_CN", "en")
 SORTS = ("relevance", "time")
@@ -24,7 +24,7 @@ class Settings(QObject):
 
     def __init__(self, path: str | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.path = path or str(app_home() / "settings.ini")
+        self.path = path or str(config_home() / "settings.ini")
         self._qs = QSettings(self.path, QSettings.Format.IniFormat)
 
     def _get(self, key: str, default: object, allowed: tuple | None = None) -> object:
