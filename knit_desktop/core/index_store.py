@@ -247,15 +247,20 @@ class IndexStore:
         if state["docs"] and (len(state["docs"]) - live) / len(state["docs"]) > MAX_DEAD_SHARE:
             return None
         index = SearchIndex()
+        docs, by_rel = index.docs, index.by_rel
+        new = object.__new__
         for i, item in enumerate(state["docs"]):
             if item is None:
-                index.docs.append(None)
+                docs.append(None)
                 continue
             rel, kind, title, summary, mtime, size, truncated, digest, pages = item
-            doc = StoredDocument(rel, kind, title, summary, mtime, size, None, truncated, digest, pages)  # type: ignore[arg-type]
-            doc._store = self
-            index.docs.append(doc)
-            index.by_rel[rel] = i
+            # The fields set directly instead of through the dataclass __init__ (and its body property):
+            # this loop runs once per document on every start.
+            doc = new(StoredDocument)
+            doc.__dict__.update(rel=rel, kind=kind, title=title, summary=summary, mtime_ms=mtime, size=size,
+                                truncated=truncated, content_hash=digest, page_starts=pages, _store=self)
+            docs.append(doc)
+            by_rel[rel] = i
         index.lengths = [tuple(x) for x in state["lengths"]]  # type: ignore[misc]
         index.tokens = state["tokens"]
         index.vocab = {token: tid for tid, token in enumerate(index.tokens)}

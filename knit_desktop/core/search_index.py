@@ -192,7 +192,8 @@ class SearchIndex:
     def _shared_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         lengths = np.array(self.lengths, dtype=np.float64).reshape(-1, 3)
         mtimes = np.array([d.mtime_ms if d is not None else 0 for d in self.docs], dtype=np.int64)
-        order = sorted(range(len(self.docs)), key=lambda i: self.docs[i].rel if self.docs[i] is not None else "")
+        rels = [d.rel if d is not None else "" for d in self.docs]
+        order = sorted(range(len(rels)), key=rels.__getitem__)  # no per-item lambda: this runs on every start
         rel_rank = np.empty(len(self.docs), dtype=np.int64)
         rel_rank[order] = np.arange(len(self.docs))
         return lengths, mtimes, rel_rank
