@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -106,6 +107,7 @@ def main() -> int:
     talker.join()
     ticker.stop()
     knit.close()
+    shutil.rmtree(tmp, ignore_errors=True)
 
     measured = sorted(lateness[20:])  # the first ticks include the window's first show
     p99 = measured[int(len(measured) * 0.99) - 1] if measured else 0.0
