@@ -18,7 +18,7 @@ def resources_dir() -> Path:
 
 
 def demo_workspace() -> Path:
-    return resources_dir() / "demo" / "workspace"
+    return resources_dir() / "demo-workspace"
 
 
 def demo_conversation() -> Path:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pymupdf
 
-ROOT = Path(__file__).resolve().parents[1] / "resources" / "demo" / "workspace"
+ROOT = Path(__file__).resolve().parents[1] / "resources" / "demo-workspace"
 
 
 def pdf(path: Path, pages: list[str], title: str) -> None:
