@@ -15,6 +15,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from .dsh_sessions import SessionCatalog, SessionLog, dsh_home, sessions_root
+from .heap import release_heap, settle_heap
 from .payloads import context_payload
 from .render import render_context
 from .usage import UsageAudit
@@ -79,11 +80,13 @@ class KnitDocs:
             ws = None  # the app has built the persistent index since: use it
         if ws is None:
             ws = Workspace.open_persistent(real) if has_persistent_index(real) else Workspace.open(real)
-        else:
-            ws.refresh()
+            settle_heap()  # the server lives on: keep full collections from walking the index on every call
+        elif ws.refresh().changes:
+            settle_heap()
         self._open[real] = ws
         while len(self._open) > OPEN_WORKSPACES:
             self._open.popitem(last=False)[1].close()
+            release_heap()
         return ws
 
     def call(

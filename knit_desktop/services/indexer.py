@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 from PySide6.QtGui import QImage
 
+from ..core.heap import release_heap, settle_heap
 from ..core.payloads import context_payload, rank_payload
 from ..core.preview import render_pdf_page
 from ..core.workspace import RankInput, RefreshReport, Workspace
-from .heap import release_heap, settle_heap
 from .mailbox import Mailbox
 
 FREEZE_EVERY = 1000  # files indexed between two heap freezes while a workspace is first indexed

@@ -13,10 +13,10 @@ import os
 from PySide6.QtCore import QObject, Signal
 
 from ..core.conversation import Message
+from ..core.heap import settle_heap
 from ..core.usage import UsageAudit
 from ..core.workspace import RankInput
 from .conversation import ConversationFollower
-from .heap import settle_heap
 from .indexer import IndexerService
 from .watcher import WorkspaceWatcher
 
