@@ -1,0 +1,292 @@
+"""Thumbnails for the media grid: images decoded at thumbnail size on a worker thread, video posters and
+durations read with Qt's own media stack, both kept in the disk cache.
+
+Images never load whole: `QImageReader` is told the scaled size before it decodes, honours EXIF orientation, and
+renders SVG straight at that size. Videos go through `QMediaPlayer` + `QVideoSink` (FFmpeg backend, decoding on its
+own threads) driven from the GUI thread's event loop, at most two players at a time; the first frame and the
+duration are taken and the player is dropped. Every answer, broken files included, is cached by path, mtime and
+size, so a reopened grid asks the disk for a few small PNGs and nothing else.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+
+from PySide6.QtCore import (
+    QBuffer,
+    QByteArray,
+    QIODevice,
+    QObject,
+    QSize,
+    Qt,
+    QThread,
+    QTimer,
+    QUrl,
+    Signal,
+    Slot,
+)
+from PySide6.QtGui import QImage, QImageReader
+from PySide6.QtMultimedia import QMediaPlayer, QVideoFrame, QVideoSink
+
+from ..core.paths import app_home
+from ..core.thumbnail_cache import THUMB_EDGE, ThumbnailCache, version_key
+from .mailbox import Mailbox
+
+MAX_PLAYERS = 2
+PROBE_TIMEOUT_MS = 8000
+
+
+@dataclass
+class Thumbnail:
+    rel: str
+    image: QImage | None  # None: show a placeholder
+    duration_ms: int = 0
+    problem: str = ""
+
+
+def fit(size: QSize, edge: int = THUMB_EDGE) -> QSize:
+    """`size` scaled to fit a square of `edge`, never enlarged."""
+    if size.width() <= edge and size.height() <= edge:
+        return size
+    return size.scaled(edge, edge, Qt.AspectRatioMode.KeepAspectRatio)
+
+
+def png_bytes(image: QImage) -> bytes:
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    image.save(buffer, "PNG")
+    buffer.close()
+    return bytes(data.data())
+
+
+def decode_image(path: str) -> tuple[QImage | None, str]:
+    """The image at thumbnail size, or why it cannot be shown."""
+    reader = QImageReader(path)
+    reader.setAutoTransform(True)  # EXIF orientation
+    if not reader.canRead():
+        return None, _reader_problem(reader, path)
+    size = reader.size()
+    if size.isValid() and size.width() > 0 and size.height() > 0:
+        reader.setScaledSize(fit(size))  # of the stored (unrotated) image; the EXIF rotation comes after
+    image = reader.read()
+    if image.isNull():
+        return None, _reader_problem(reader, path)
+    if image.width() > THUMB_EDGE or image.height() > THUMB_EDGE:  # formats that ignore the scaled size
+        image = image.scaled(THUMB_EDGE, THUMB_EDGE, Qt.AspectRatioMode.KeepAspectRatio,
+                             Qt.TransformationMode.SmoothTransformation)
+    return image, ""
+
+
+def _reader_problem(reader: QImageReader, path: str) -> str:
+    if not os.path.exists(path):
+        return "the file is gone"
+    text = reader.errorString()
+    return f"not a readable image ({text})" if text else "not a readable image"
+
+
+class _ThumbnailWorker(QObject):
+    """Lives on the worker thread: cache lookups, image decoding, PNG encoding and cache writes."""
+
+    ready = Signal(int)  # mailbox key of a Thumbnail
+    videoNeeded = Signal(str, str, str)  # rel, path, cache key
+
+    def __init__(self, cache: ThumbnailCache, mailbox: Mailbox) -> None:
+        super().__init__()
+        self.cache = cache
+        self.mailbox = mailbox
+        self.decoded = 0
+        self.from_cache = 0
+
+    @Slot(str, str, str)
+    def load(self, root: str, rel: str, kind: str) -> None:
+        path = os.path.join(root, rel)
+        key = version_key(path)
+        if key is None:
+            self._send(Thumbnail(rel, None, 0, "the file is gone"))
+            return
+        cached = self.cache.get(key)
+        if cached is not None:
+            self.from_cache += 1
+            image = QImage(str(cached.png)) if cached.png is not None else None
+            if cached.png is not None and (image is None or image.isNull()):
+                cached = None  # a damaged cache entry: make it again
+            else:
+                self._send(Thumbnail(rel, image, cached.duration_ms, cached.problem))
+                return
+        if kind == "video":
+            self.videoNeeded.emit(rel, path, key)
+            return
+        image, problem = decode_image(path)
+        self.decoded += 1
+        self.cache.put(key, png_bytes(image) if image is not None else None, 0, problem)
+        self._send(Thumbnail(rel, image, 0, problem))
+
+    @Slot(int)
+    def store(self, mail: int) -> None:
+        """A poster read on the GUI thread: encode and cache it here, then hand it back."""
+        item = self.mailbox.take(mail)
+        if item is None:
+            return
+        key, thumb = item
+        self.cache.put(key, png_bytes(thumb.image) if thumb.image is not None else None, thumb.duration_ms,
+                       thumb.problem)
+        self._send(thumb)
+
+    def _send(self, thumb: Thumbnail) -> None:
+        self.ready.emit(self.mailbox.post(thumb))
+
+
+class _VideoProbe(QObject):
+    """One player reading one video's duration and first frame."""
+
+    finished = Signal(object)  # (rel, key, Thumbnail)
+
+    def __init__(self, rel: str, path: str, key: str, parent: QObject) -> None:
+        super().__init__(parent)
+        self.rel, self.key = rel, key
+        self.duration = 0
+        self.done = False
+        self.player = QMediaPlayer(self)
+        self.sink = QVideoSink(self)
+        self.player.setVideoSink(self.sink)
+        self.player.mediaStatusChanged.connect(self._on_status)
+        self.player.errorOccurred.connect(self._on_error)
+        self.sink.videoFrameChanged.connect(self._on_frame)
+        self.timer = QTimer(self, singleShot=True, interval=PROBE_TIMEOUT_MS)
+        self.timer.timeout.connect(lambda: self._finish(None, "no picture could be read from this video in time"))
+        self.timer.start()
+        self.player.setSource(QUrl.fromLocalFile(path))
+
+    def _on_status(self, status: QMediaPlayer.MediaStatus) -> None:
+        if status == QMediaPlayer.MediaStatus.LoadedMedia and not self.done:
+            self.duration = max(0, self.player.duration())
+            self.player.play()  # no audio output is attached: silent
+        elif status == QMediaPlayer.MediaStatus.InvalidMedia:
+            self._finish(None, f"not a playable video ({self.player.errorString() or 'unknown format'})")
+        elif status == QMediaPlayer.MediaStatus.EndOfMedia and not self.done:
+            self._finish(None, "the video has no picture")
+
+    def _on_error(self, _error: QMediaPlayer.Error, text: str) -> None:
+        self._finish(None, f"not a playable video ({text})" if text else "not a playable video")
+
+    def _on_frame(self, frame: QVideoFrame) -> None:
+        if self.done or not frame.isValid():
+            return
+        image = frame.toImage()
+        if image.isNull():
+            return
+        self.duration = self.duration or max(0, self.player.duration())
+        target = fit(image.size())
+        if target != image.size():
+            image = image.scaled(target, Qt.AspectRatioMode.IgnoreAspectRatio, Qt.TransformationMode.SmoothTransformation)
+        self._finish(image, "")
+
+    def _finish(self, image: QImage | None, problem: str) -> None:
+        if self.done:
+            return
+        self.done = True
+        self.timer.stop()
+        self.player.stop()
+        self.finished.emit((self.rel, self.key, Thumbnail(self.rel, image, self.duration, problem)))
+
+    def dispose(self) -> None:
+        self.sink.videoFrameChanged.disconnect(self._on_frame)
+        self.player.setVideoSink(None)
+        self.player.setSource(QUrl())
+        self.deleteLater()
+
+
+class ThumbnailService(QObject):
+    """GUI-side handle: `request` returns at once; answers arrive on `thumbnailReady`."""
+
+    thumbnailReady = Signal(object)  # Thumbnail
+    _load = Signal(str, str, str)
+    _store = Signal(int)
+
+    def __init__(self, cache_dir: str | None = None, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.cache = ThumbnailCache(Path(cache_dir) if cache_dir else app_home() / "thumbnails")
+        self._mailbox = Mailbox()
+        self._thread = QThread()
+        self._thread.setObjectName("knit-thumbnails")
+        self._worker = _ThumbnailWorker(self.cache, self._mailbox)
+        self._worker.moveToThread(self._thread)
+        self._load.connect(self._worker.load)
+        self._store.connect(self._worker.store)
+        self._worker.ready.connect(self._on_ready)
+        self._worker.videoNeeded.connect(self._queue_video)
+        self._thread.finished.connect(self._worker.deleteLater)
+        self._asked: set[tuple[str, str]] = set()
+        self._videos: deque[tuple[str, str, str]] = deque()
+        self._probes: list[_VideoProbe] = []
+        self.probed = 0
+        self._root = ""
+        self._thread.start()
+
+    # --- requests ------------------------------------------------------------------------------------
+
+    def request(self, root: str, items: list[tuple[str, str]]) -> None:
+        """Ask for thumbnails of (rel, kind) pairs; each is answered once per root (call `forget` to ask again)."""
+        if root != self._root:
+            self._root = root
+            self._videos.clear()
+        for rel, kind in items:
+            if (root, rel) in self._asked:
+                continue
+            self._asked.add((root, rel))
+            self._load.emit(root, rel, kind)
+
+    def forget(self, rel: str | None = None) -> None:
+        """Ask again next time (a file changed); without `rel`, for every file."""
+        if rel is None:
+            self._asked.clear()
+        else:
+            self._asked = {pair for pair in self._asked if pair[1] != rel}
+
+    @property
+    def decoded(self) -> int:
+        return self._worker.decoded
+
+    @property
+    def from_cache(self) -> int:
+        return self._worker.from_cache
+
+    # --- answers -------------------------------------------------------------------------------------
+
+    def _on_ready(self, key: int) -> None:
+        thumb = self._mailbox.take(key)
+        if thumb is not None:
+            self.thumbnailReady.emit(thumb)
+
+    def _queue_video(self, rel: str, path: str, key: str) -> None:
+        self._videos.append((rel, path, key))
+        self._next_video()
+
+    def _next_video(self) -> None:
+        while self._videos and len(self._probes) < MAX_PLAYERS:
+            rel, path, key = self._videos.popleft()
+            probe = _VideoProbe(rel, path, key, self)
+            probe.finished.connect(self._on_probed)
+            self._probes.append(probe)
+            self.probed += 1
+
+    def _on_probed(self, result: tuple) -> None:
+        probe = self.sender()
+        if probe in self._probes:
+            self._probes.remove(probe)
+            QTimer.singleShot(0, probe.dispose)  # not from inside the player's own signal
+        _rel, key, thumb = result
+        self._store.emit(self._mailbox.post((key, thumb)))
+        self._next_video()
+
+    def stop(self, timeout_ms: int = 10_000) -> bool:
+        for probe in self._probes:
+            probe.dispose()
+        self._probes.clear()
+        self._videos.clear()
+        self._thread.quit()
+        return self._thread.wait(timeout_ms)
