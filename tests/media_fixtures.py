@@ -43,6 +43,7 @@ def make_png(path: Path, width: int, height: int, color: str = "#3a7bd5") -> Pat
 
     image = QImage(width, height, QImage.Format.Format_RGB32)
     image.fill(QColor(color))
+    path.parent.mkdir(parents=True, exist_ok=True)
     assert image.save(str(path), "PNG")
     return path
 
@@ -83,6 +84,7 @@ def make_gif(path: Path) -> Path:
 
 def copy_video(name: str, dest: Path) -> Path:
     """tiny.mp4 or tiny.webm from tests/data."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy(DATA / name, dest)
     return dest
 

@@ -90,3 +90,16 @@ def peek_rows(payload: dict | None, limit: int = PEEK_LIMIT) -> list[dict]:
     ordered += [r["rel"] for r in results if r["rel"] not in placed]
     by_rel = {r["rel"]: r for r in results}
     return [by_rel[rel] for rel in ordered if rel in by_rel][:limit]
+
+
+def view_payload(workspace, request, *, now_ms: int, kind: str, sort: str, with_context: bool,
+                 limit: int | None = None) -> dict:
+    """What the window shows for one view. "all" gets two separate rankings, documents and media, so a workspace
+    with hundreds of documents can never push its images and videos out (the reference's one-pool defect)."""
+    if kind == "all":
+        docs = workspace.rank(request, now_ms=now_ms, kind="doc", sort=sort)
+        media = workspace.rank(request, now_ms=now_ms, kind="media", sort=sort)
+        return {"kind": "all", "rank": rank_payload(docs, limit), "media": rank_payload(media), "context": None}
+    ranking = workspace.rank(request, now_ms=now_ms, kind=kind, sort=sort)
+    context = context_payload(workspace.context(request, now_ms=now_ms)) if with_context else None
+    return {"kind": kind, "rank": rank_payload(ranking, limit), "context": context}

@@ -15,7 +15,7 @@ from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 from PySide6.QtGui import QImage
 
 from ..core.heap import release_heap, settle_heap
-from ..core.payloads import context_payload, rank_payload
+from ..core.payloads import view_payload
 from ..core.preview import render_pdf_page
 from ..core.workspace import RankInput, RefreshReport, Workspace
 from .mailbox import Mailbox
@@ -134,11 +134,9 @@ class IndexWorker(QObject):
         if self.workspace is None:
             return
         now = job.now_ms if job.now_ms is not None else int(time.time() * 1000)
-        ranking = self.workspace.rank(job.request, now_ms=now, kind=job.kind, sort=job.sort)
-        context = None
-        if job.with_context:
-            context = context_payload(self.workspace.context(job.request, now_ms=now))
-        self.ranked.emit(job.token, self.mailbox.post({"rank": rank_payload(ranking, job.limit), "context": context}))
+        payload = view_payload(self.workspace, job.request, now_ms=now, kind=job.kind, sort=job.sort,
+                               with_context=job.with_context, limit=job.limit)
+        self.ranked.emit(job.token, self.mailbox.post(payload))
 
     @Slot(int, str)
     def preview(self, token: int, rel: str) -> None:

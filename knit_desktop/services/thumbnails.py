@@ -63,21 +63,20 @@ def png_bytes(image: QImage) -> bytes:
     return bytes(data.data())
 
 
-def decode_image(path: str) -> tuple[QImage | None, str]:
-    """The image at thumbnail size, or why it cannot be shown."""
+def decode_image(path: str, edge: int = THUMB_EDGE) -> tuple[QImage | None, str]:
+    """The image scaled to fit `edge` (never decoded larger), or why it cannot be shown."""
     reader = QImageReader(path)
     reader.setAutoTransform(True)  # EXIF orientation
     if not reader.canRead():
         return None, _reader_problem(reader, path)
     size = reader.size()
     if size.isValid() and size.width() > 0 and size.height() > 0:
-        reader.setScaledSize(fit(size))  # of the stored (unrotated) image; the EXIF rotation comes after
+        reader.setScaledSize(fit(size, edge))  # of the stored (unrotated) image; the EXIF rotation comes after
     image = reader.read()
     if image.isNull():
         return None, _reader_problem(reader, path)
-    if image.width() > THUMB_EDGE or image.height() > THUMB_EDGE:  # formats that ignore the scaled size
-        image = image.scaled(THUMB_EDGE, THUMB_EDGE, Qt.AspectRatioMode.KeepAspectRatio,
-                             Qt.TransformationMode.SmoothTransformation)
+    if image.width() > edge or image.height() > edge:  # formats that ignore the scaled size
+        image = image.scaled(edge, edge, Qt.AspectRatioMode.KeepAspectRatio, Qt.TransformationMode.SmoothTransformation)
     return image, ""
 
 
@@ -93,6 +92,7 @@ class _ThumbnailWorker(QObject):
 
     ready = Signal(int)  # mailbox key of a Thumbnail
     videoNeeded = Signal(str, str, str)  # rel, path, cache key
+    imageLoaded = Signal(int, int)  # token, mailbox key of (QImage | None, problem)
 
     def __init__(self, cache: ThumbnailCache, mailbox: Mailbox) -> None:
         super().__init__()
@@ -124,6 +124,12 @@ class _ThumbnailWorker(QObject):
         self.decoded += 1
         self.cache.put(key, png_bytes(image) if image is not None else None, 0, problem)
         self._send(Thumbnail(rel, image, 0, problem))
+
+    @Slot(int, str, int)
+    def loadImage(self, token: int, path: str, edge: int) -> None:
+        """An image for the preview pane, up to `edge` pixels on its longer side."""
+        image, problem = decode_image(path, edge)
+        self.imageLoaded.emit(token, self.mailbox.post((image, problem)))
 
     @Slot(int)
     def store(self, mail: int) -> None:
@@ -204,8 +210,10 @@ class ThumbnailService(QObject):
     """GUI-side handle: `request` returns at once; answers arrive on `thumbnailReady`."""
 
     thumbnailReady = Signal(object)  # Thumbnail
+    imageLoaded = Signal(int, object, str)  # token, QImage or None, problem
     _load = Signal(str, str, str)
     _store = Signal(int)
+    _loadImage = Signal(int, str, int)
 
     def __init__(self, cache_dir: str | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -217,6 +225,9 @@ class ThumbnailService(QObject):
         self._worker.moveToThread(self._thread)
         self._load.connect(self._worker.load)
         self._store.connect(self._worker.store)
+        self._loadImage.connect(self._worker.loadImage)
+        self._worker.imageLoaded.connect(self._on_image)
+        self._next_token = 0
         self._worker.ready.connect(self._on_ready)
         self._worker.videoNeeded.connect(self._queue_video)
         self._thread.finished.connect(self._worker.deleteLater)
@@ -246,6 +257,18 @@ class ThumbnailService(QObject):
             self._asked.clear()
         else:
             self._asked = {pair for pair in self._asked if pair[1] != rel}
+
+    def load_image(self, path: str, edge: int = 4096) -> int:
+        """Decode an image for viewing off the GUI thread; the answer comes on `imageLoaded` with this token."""
+        self._next_token += 1
+        self._loadImage.emit(self._next_token, path, edge)
+        return self._next_token
+
+    def _on_image(self, token: int, key: int) -> None:
+        item = self._mailbox.take(key)
+        if item is not None:
+            image, problem = item
+            self.imageLoaded.emit(token, image, problem)
 
     @property
     def decoded(self) -> int:

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QApplication
 from ..core.conversation import Message
 from ..resources import resources_dir
 from ..services.live_ranking import LiveRanking
+from ..services.thumbnails import ThumbnailService
 from .i18n import LanguageSwitcher
 from .main_window import MainWindow, now_ms
 from .settings import Settings
@@ -37,7 +38,9 @@ class KnitApp:
         pinned = workspace or self.settings.workspace or None
         self.ranking = LiveRanking(dsh_home or self.settings.dsh_home or None, pinned, persistent=persistent,
                                    follow=follow)
-        self.window = MainWindow(self.ranking, self.settings, fixed_conversation=conversation_name)
+        self.thumbnails = ThumbnailService()
+        self.window = MainWindow(self.ranking, self.settings, fixed_conversation=conversation_name,
+                                 images=self.thumbnails)
         self.window.setWindowIcon(app_icon())
         self.window.settingsRequested.connect(self.show_settings)
         self.window.quitRequested.connect(self.quit)
@@ -101,6 +104,7 @@ class KnitApp:
         if self.tray is not None:
             self.tray.hide()
         self.ranking.stop()
+        self.thumbnails.stop()
         self.language.clear()
 
 

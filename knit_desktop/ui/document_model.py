@@ -85,6 +85,7 @@ class DocumentListModel(QAbstractListModel):
         self.now_ms = 0
         self.rows: list[Row] = []
         self.total = 0
+        self.cap: int | None = None  # the All view shows only the first few documents
 
     # --- inputs --------------------------------------------------------------------------------------
 
@@ -100,6 +101,9 @@ class DocumentListModel(QAbstractListModel):
     def _rebuild(self) -> None:
         self.beginResetModel()
         self.rows, self.total = build_rows(self.payload, self.needle)
+        if self.cap is not None:
+            self.matching = sum(1 for r in self.rows if not r.is_header)
+            self.rows = [r for r in self.rows if not r.is_header][: self.cap]
         self.endResetModel()
 
     # --- queries -------------------------------------------------------------------------------------

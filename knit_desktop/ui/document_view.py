@@ -10,7 +10,24 @@ from .document_delegate import DocumentDelegate
 from .document_model import DocumentListModel, RelRole
 
 
-class DocumentListView(QListView):
+class UserCursorMixin:
+    """Qt puts the cursor on the first item when a view gains focus; here only the user moves it, because moving
+    it opens a preview."""
+
+    focusing = False  # True while Qt's own focus handling moves the cursor (currentChanged ignores it)
+
+    def focusInEvent(self, event) -> None:  # noqa: N802
+        had_cursor = self.currentIndex().isValid()
+        self.focusing = True
+        try:
+            super().focusInEvent(event)
+            if not had_cursor and self.currentIndex().isValid():
+                self.selectionModel().clearCurrentIndex()
+        finally:
+            self.focusing = False
+
+
+class DocumentListView(UserCursorMixin, QListView):
     activatedRel = Signal(str)  # the current document changed (preview it)
     toggleRequested = Signal()  # Enter: open or close the preview
     openWindowRequested = Signal(str)  # double-click: a larger preview window
@@ -53,7 +70,7 @@ class DocumentListView(QListView):
     def currentChanged(self, current: QModelIndex, previous: QModelIndex) -> None:
         super().currentChanged(current, previous)
         rel = current.data(RelRole) if current.isValid() else ""
-        if rel:
+        if rel and not self.focusing:
             self.scrollTo(current)
             self.activatedRel.emit(rel)
 

@@ -16,14 +16,19 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMenu,
     QSplitter,
+    QStackedWidget,
     QTabBar,
     QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
+from ..core.documents import kind_for_name
+from .all_view import AllView
 from .document_model import DocumentListModel
 from .document_view import DocumentListView
+from .media_model import MediaGridModel
+from .media_view import MediaGridView
 from .preview import PreviewPane
 from .settings import KINDS, Settings, clamp_ratio
 from .wording import relative_time_text, topic_line
@@ -41,8 +46,10 @@ class MainWindow(QMainWindow):
     firstListShown = Signal()
 
     def __init__(self, ranking, settings: Settings, clock=now_ms, fixed_conversation: str = "",
-                 parent: QWidget | None = None) -> None:
+                 parent: QWidget | None = None, images=None) -> None:
+        """`images` is the ThumbnailService (thumbnails and image previews, off the GUI thread)."""
         super().__init__(parent)
+        self.images = images
         self.fixed_conversation = fixed_conversation  # "demo" or a file name when DSH is not followed
         self.setObjectName("KnitMainWindow")
         self.ranking = ranking
@@ -57,12 +64,18 @@ class MainWindow(QMainWindow):
 
         self.model = DocumentListModel(self)
         self.list = DocumentListView(self.model)
-        self.preview = PreviewPane(ranking)
+        self.grid_model = MediaGridModel(self)
+        self.grid = MediaGridView(self.grid_model)
+        self.all_view = AllView()
+        self.views = QStackedWidget(objectName="Views")
+        for view in (self.list, self.grid, self.all_view):
+            self.views.addWidget(view)
+        self.preview = PreviewPane(ranking, images=images)
         self.preview.hide()
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.setObjectName("ListPreviewSplitter")
         self.splitter.setChildrenCollapsible(False)
-        self.splitter.addWidget(self.list)
+        self.splitter.addWidget(self.views)
         self.splitter.addWidget(self.preview)
         self.splitter.splitterMoved.connect(self._on_splitter_moved)
 
@@ -78,9 +91,16 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.status_label)
         self.setCentralWidget(central)
 
-        self.list.activatedRel.connect(self._preview_rel)
-        self.list.toggleRequested.connect(self._toggle_preview)
-        self.list.openWindowRequested.connect(self.open_preview_window)
+        for view in (self.list, self.grid, self.all_view):
+            view.activatedRel.connect(self._preview_rel)
+            view.toggleRequested.connect(self._toggle_preview)
+            view.openWindowRequested.connect(self.open_preview_window)
+        for view in (self.grid, self.all_view):
+            view.thumbnailsWanted.connect(self._want_thumbnails)
+        self.all_view.viewAllRequested.connect(lambda: setattr(self.settings, "kind", "doc"))
+        if images is not None:
+            images.thumbnailReady.connect(self.grid_model.set_thumbnail)
+            images.thumbnailReady.connect(self.all_view.media_model.set_thumbnail)
         self.preview.closed.connect(self.close_preview)
         self.preview.fullscreenToggled.connect(self._on_fullscreen)
         self.preview.documentRequested.connect(self.show_document)
@@ -97,7 +117,7 @@ class MainWindow(QMainWindow):
 
         self._tick = QTimer(self)  # relative times and the 🆕 mark age while the window is open
         self._tick.setInterval(30_000)
-        self._tick.timeout.connect(self.list.viewport().update)
+        self._tick.timeout.connect(lambda: self.active_view().viewport().update())
         self._tick.start()
         self._restore()
         self.retranslate()
@@ -193,12 +213,26 @@ class MainWindow(QMainWindow):
 
     # --- ranking results -----------------------------------------------------------------------------
 
+    def active_view(self):
+        return self.views.currentWidget()
+
     def set_payload(self, payload: dict) -> None:
-        keep = self.list.current_rel()
+        keep = self.active_view().current_rel()
         self.payload = payload
-        self.model.set_payload(payload, self.clock())
-        if keep and not self.list.select_rel(keep) and self.preview.isVisible():
-            self.list.clearSelection()
+        kind = payload.get("kind", "doc")
+        now = self.clock()
+        if kind == "media":
+            self.grid_model.set_results(payload["rank"]["results"], now)
+            self.views.setCurrentWidget(self.grid)
+        elif kind == "all":
+            self.all_view.set_payload(payload, now)
+            self.views.setCurrentWidget(self.all_view)
+        else:
+            self.model.set_payload(payload, now)
+            self.views.setCurrentWidget(self.list)
+        view = self.active_view()
+        if keep and not view.select_rel(keep) and self.preview.isVisible():
+            view.clearSelection()
         self._update_texts()
         if not self._shown_first:
             self._shown_first = True
@@ -210,20 +244,32 @@ class MainWindow(QMainWindow):
             text, tip = topic_line(payload["rank"], self.settings.sort)
             self.topic_label.setText(text)
             self.topic_label.setToolTip(tip)
-            self.count_label.setText(self.model.count_text())
+            self.count_label.setText(self._count_text())
         else:
             self.topic_label.setText(self.tr("Scanning the workspace…") if self.root else "")
             self.count_label.setText("")
-        self.list.empty_text = self._empty_text()
-        self.list.viewport().update()
+        self.list.empty_text = self.grid.empty_text = self._empty_text()
+        self.active_view().viewport().update()
         self._show_status()
+
+    def _count_text(self) -> str:
+        view = self.active_view()
+        if view is self.grid:
+            return self.grid_model.count_text()
+        if view is self.all_view:
+            return self.all_view.count_text()
+        return self.model.count_text()
+
+    def _want_thumbnails(self, items: list) -> None:
+        if self.images is not None and self.root:
+            self.images.request(self.root, items)
 
     def _empty_text(self) -> str:
         if not self.root:
             return self.tr("No workspace yet — start a DSH session, or choose a folder in Settings.")
         if self.payload is None:
             return self.tr("Scanning the workspace…")
-        if self.filter_box.text().strip() and self.model.total:
+        if self.filter_box.text().strip() and (self.model.total or self.grid_model.total):
             return self.tr("No documents match “%1”.").replace("%1", self.filter_box.text().strip())
         if self.settings.kind == "media":
             return self.tr("No images or videos in this workspace yet.")
@@ -235,6 +281,7 @@ class MainWindow(QMainWindow):
         self.root = root
         self.payload = None
         self.model.set_payload(None, self.clock())
+        self.grid_model.set_results([], self.clock())
         self.close_preview()
         home = os.path.expanduser("~")
         shown = "~" + root[len(home):] if root.startswith(home + os.sep) else root
@@ -308,10 +355,13 @@ class MainWindow(QMainWindow):
         self.status_label.setVisible(bool(text))
 
     def _on_filter(self, text: str) -> None:
-        keep = self.list.current_rel()
+        view = self.active_view()
+        keep = view.current_rel()
         self.model.set_filter(text)
-        if keep and not self.list.select_rel(keep):
-            self.list.select_first()  # the cursor was filtered out: move to the first item
+        self.grid_model.set_filter(text)
+        self.all_view.set_filter(text)
+        if keep and not view.select_rel(keep):
+            view.select_first()  # the cursor was filtered out: move to the first item
         self._update_texts()
 
     def _set_sort(self, sort: str) -> None:
@@ -345,9 +395,13 @@ class MainWindow(QMainWindow):
     # --- preview -------------------------------------------------------------------------------------
 
     def _row_matches(self, rel: str) -> tuple[str, list[dict]]:
+        for media in (self.grid_model, self.all_view.media_model):
+            row = media.row_of(rel)
+            if row >= 0:
+                return media.items[row]["kind"], []
         row = self.model.row_of(rel)
         if row < 0:
-            return "", []
+            return kind_for_name(rel.rsplit("/", 1)[-1]) or "", []
         item = self.model.rows[row]
         return (item.doc or {}).get("kind", ""), item.matches
 
@@ -357,10 +411,10 @@ class MainWindow(QMainWindow):
 
     def show_document(self, rel: str) -> None:
         """Preview any workspace document (a followed link, a citation, the tray): select it when listed."""
-        if not self.list.select_rel(rel):
-            self.list.clearSelection()
-            kind = rel.rsplit(".", 1)[-1].lower() if "." in rel else "txt"
-            self._open_preview(rel, "md" if kind in ("md", "markdown") else kind, [])
+        view = self.active_view()
+        if not view.select_rel(rel):
+            view.clearSelection()
+            self._open_preview(rel, kind_for_name(rel.rsplit("/", 1)[-1]) or "txt", [])
 
     def _open_preview(self, rel: str, kind: str, matches: list[dict]) -> None:
         first = not self.preview.isVisible()
@@ -372,14 +426,14 @@ class MainWindow(QMainWindow):
     def _toggle_preview(self) -> None:
         if self.preview.isVisible():
             self.close_preview()
-        elif self.list.current_rel():
-            self._preview_rel(self.list.current_rel())
+        elif self.active_view().current_rel():
+            self._preview_rel(self.active_view().current_rel())
 
     def close_preview(self) -> None:
         if self.preview.fullscreen:
             self.preview.set_fullscreen(False)
         self.preview.hide()
-        self.list.setFocus()
+        self.active_view().setFocus()
 
     def _apply_ratio(self, ratio: float) -> None:
         total = max(1, sum(self.splitter.sizes()) or self.splitter.height())
@@ -399,13 +453,13 @@ class MainWindow(QMainWindow):
 
     def _on_fullscreen(self, on: bool) -> None:
         self.header.setVisible(not on)
-        self.list.setVisible(not on)
+        self.views.setVisible(not on)
         if on:
             self._was_maximized = self.isMaximized()
             self.showFullScreen()
         else:
             self.showMaximized() if getattr(self, "_was_maximized", False) else self.showNormal()
-            self.list.setFocus()
+            self.active_view().setFocus()
 
     def open_preview_window(self, rel: str) -> None:
         if not rel:
@@ -413,7 +467,7 @@ class MainWindow(QMainWindow):
         window = QWidget(None, Qt.WindowType.Window)
         window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         window.setWindowTitle(rel)
-        pane = PreviewPane(self.ranking, window)
+        pane = PreviewPane(self.ranking, window, images=self.images)
         pane.close_button.hide()
         pane.closed.connect(window.close)
         pane.documentRequested.connect(lambda other: pane.show_document(self.root, other, "", []))
@@ -452,8 +506,11 @@ class MainWindow(QMainWindow):
                 self.filter_box.clear()
                 return True  # Esc in the filter clears it and goes no further
             if event.key() in (Qt.Key.Key_Down, Qt.Key.Key_Up):
-                self.list.setFocus()
-                self.list.keyPressEvent(event)
+                view = self.active_view()
+                target = view.docs if view is self.all_view and view.doc_model.rowCount() else view
+                target = view.grid if view is self.all_view and target is view else target
+                target.setFocus()
+                target.keyPressEvent(event)
                 return True
         if watched is self.session_picker and event.type() == QEvent.Type.MouseButtonPress and self.ranking.follow:
             self.ranking.follower.list_sessions()
@@ -493,6 +550,7 @@ class MainWindow(QMainWindow):
         self.topic_box.setAccessibleName(self.tr("Topic"))
         self.workspace_button.setAccessibleName(self.tr("Open in file manager"))
         self.list.setAccessibleName(self.tr("Recent documents"))
+        self.grid.setAccessibleName(self.tr("Images and videos"))
         self.menu_button.setToolTip(self.tr("More"))
         self.action_refresh.setText(self.tr("Refresh"))
         self.action_top.setText(self.tr("Always on top"))
@@ -506,4 +564,4 @@ class MainWindow(QMainWindow):
         self._update_texts()
 
     def current_index(self) -> QModelIndex:
-        return self.list.currentIndex()
+        return self.active_view().currentIndex()

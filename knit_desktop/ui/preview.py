@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.preview import PreviewData
+from .media_preview import ImageView, VideoPlayer
 
 _MD_SYNTAX = re.compile(r"^\s{0,3}(#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)|[*_`~]|!?\[([^\]]*)\]\([^)]*\)")
 
@@ -51,8 +52,10 @@ class PreviewPane(QFrame):
     fullscreenToggled = Signal(bool)
     documentRequested = Signal(str)  # a link to another workspace document was followed
 
-    def __init__(self, ranking, parent: QWidget | None = None) -> None:
+    def __init__(self, ranking, parent: QWidget | None = None, images=None) -> None:
+        """`images` decodes pictures off the GUI thread (the ThumbnailService); without it images are not shown."""
         super().__init__(parent)
+        self.images = images
         self.setObjectName("PreviewPane")
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.ranking = ranking
@@ -111,8 +114,13 @@ class PreviewPane(QFrame):
         pdf_layout.addWidget(self.page_scroll, 1)
         pdf_layout.addLayout(pdf_bar)
         self.message = QLabel(alignment=Qt.AlignmentFlag.AlignCenter, wordWrap=True)
+        self.image_view = ImageView()
+        self.video_player = VideoPlayer()
+        self._image_token = 0
+        if images is not None:
+            images.imageLoaded.connect(self._on_image)
         self.stack = QStackedWidget()
-        for widget in (self.browser, pdf_box, self.message):
+        for widget in (self.browser, pdf_box, self.message, self.image_view, self.video_player):
             self.stack.addWidget(widget)
         self.pdf_box = pdf_box
 
@@ -147,7 +155,36 @@ class PreviewPane(QFrame):
         self._set_path(rel)
         self.message.setText(self.tr("Loading…"))
         self.stack.setCurrentWidget(self.message)
+        self.video_player.stop()
+        media = kind in ("image", "video")
+        self.links_button.setVisible(not media)
+        self.links_list.setVisible(not media and self.links_button.isChecked())
+        if media:
+            self._show_media(root, rel, kind)
+            return
         self._token = self.ranking.preview(rel)
+
+    def _show_media(self, root: str, rel: str, kind: str) -> None:
+        self._token = 0
+        path = os.path.join(root, rel)
+        if kind == "video":
+            self.video_player.open(path)
+            self.stack.setCurrentWidget(self.video_player)
+        elif self.images is not None:
+            self.image_view.clear()
+            self._image_token = self.images.load_image(path)
+        else:
+            self.message.setText(self.tr("No preview for this kind of file yet."))
+
+    def _on_image(self, token: int, image, problem: str) -> None:
+        if token != self._image_token or self.kind != "image":
+            return
+        if image is None:
+            self.message.setText(self.tr("Cannot show this document: %1").replace("%1", problem))
+            self.stack.setCurrentWidget(self.message)
+            return
+        self.stack.setCurrentWidget(self.image_view)
+        self.image_view.set_image(image)
 
     def _set_path(self, rel: str) -> None:
         folder, _, name = rel.rpartition("/")
@@ -340,6 +377,10 @@ class PreviewPane(QFrame):
         return QSize(360, 320)
 
     # --- language ------------------------------------------------------------------------------------
+
+    def hideEvent(self, event) -> None:
+        self.video_player.player.pause()  # a closed preview stops talking
+        super().hideEvent(event)
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:

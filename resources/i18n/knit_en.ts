@@ -2,6 +2,39 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="en_US">
 <context>
+    <name>AllView</name>
+    <message numerus="yes">
+        <source>%1 / %n items</source>
+        <translation>
+            <numerusform>%1 / %n item</numerusform>
+            <numerusform>%1 / %n items</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n items</source>
+        <translation>
+            <numerusform>%n item</numerusform>
+            <numerusform>%n items</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Docs %1 / %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>View all →</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Images &amp; video %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Nothing in this workspace yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>DocumentList</name>
     <message>
         <source>(no summary)</source>
@@ -156,6 +189,10 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Images and videos</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>More</source>
         <translation type="unfinished"></translation>
     </message>
@@ -182,6 +219,38 @@
     <message>
         <source>Quit</source>
         <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>MediaGrid</name>
+    <message>
+        <source>Cannot show it: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>video</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>image</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>MediaGridModel</name>
+    <message numerus="yes">
+        <source>%1 / %n media</source>
+        <translation>
+            <numerusform>%1 / %n media</numerusform>
+            <numerusform>%1 / %n media</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n media</source>
+        <translation>
+            <numerusform>%n media</numerusform>
+            <numerusform>%n media</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -420,6 +489,29 @@
     </message>
     <message>
         <source>Knit — recent documents</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>VideoPlayer</name>
+    <message>
+        <source>Pause</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Play</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Unmute</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Mute</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Position</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

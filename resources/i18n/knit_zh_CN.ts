@@ -2,6 +2,37 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>AllView</name>
+    <message numerus="yes">
+        <source>%1 / %n items</source>
+        <translation>
+            <numerusform>%1 / %n 项</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n items</source>
+        <translation>
+            <numerusform>%n 项</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Docs %1 / %2</source>
+        <translation>文档 %1 / %2</translation>
+    </message>
+    <message>
+        <source>View all →</source>
+        <translation>查看全部 →</translation>
+    </message>
+    <message>
+        <source>Images &amp; video %1</source>
+        <translation>图片与视频 %1</translation>
+    </message>
+    <message>
+        <source>Nothing in this workspace yet.</source>
+        <translation>这个工作区里还什么都没有。</translation>
+    </message>
+</context>
+<context>
     <name>DocumentList</name>
     <message>
         <source>(no summary)</source>
@@ -154,6 +185,10 @@
         <translation>最近文档</translation>
     </message>
     <message>
+        <source>Images and videos</source>
+        <translation>图片与视频</translation>
+    </message>
+    <message>
         <source>More</source>
         <translation>更多</translation>
     </message>
@@ -180,6 +215,36 @@
     <message>
         <source>Quit</source>
         <translation>退出</translation>
+    </message>
+</context>
+<context>
+    <name>MediaGrid</name>
+    <message>
+        <source>Cannot show it: %1</source>
+        <translation>无法显示：%1</translation>
+    </message>
+    <message>
+        <source>video</source>
+        <translation>视频</translation>
+    </message>
+    <message>
+        <source>image</source>
+        <translation>图片</translation>
+    </message>
+</context>
+<context>
+    <name>MediaGridModel</name>
+    <message numerus="yes">
+        <source>%1 / %n media</source>
+        <translation>
+            <numerusform>%1 / %n 个媒体</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n media</source>
+        <translation>
+            <numerusform>%n 个媒体</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -416,6 +481,29 @@
     <message>
         <source>Knit — recent documents</source>
         <translation>Knit 最近文档</translation>
+    </message>
+</context>
+<context>
+    <name>VideoPlayer</name>
+    <message>
+        <source>Pause</source>
+        <translation>暂停</translation>
+    </message>
+    <message>
+        <source>Play</source>
+        <translation>播放视频</translation>
+    </message>
+    <message>
+        <source>Unmute</source>
+        <translation>取消静音</translation>
+    </message>
+    <message>
+        <source>Mute</source>
+        <translation>静音</translation>
+    </message>
+    <message>
+        <source>Position</source>
+        <translation>播放位置</translation>
     </message>
 </context>
 <context>

@@ -1,0 +1,120 @@
+"""The media grid as a Qt model: the ranked images and videos, each with its thumbnail once it has arrived."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QAbstractListModel, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt
+
+from ..core.media_layout import duration_text
+from .document_model import RelRole, _matches_filter
+from .wording import is_new, relative_time_text
+
+MediaRole = Qt.ItemDataRole.UserRole + 3  # the result dict
+ThumbRole = Qt.ItemDataRole.UserRole + 4  # the Thumbnail, or None while it is on its way
+
+
+class MediaGridModel(QAbstractListModel):
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.results: list[dict] = []
+        self.items: list[dict] = []
+        self.needle = ""
+        self.now_ms = 0
+        self.total = 0
+        self._thumbs: dict[tuple[str, int], object] = {}  # (rel, mtime_ms) -> Thumbnail
+
+    # --- inputs --------------------------------------------------------------------------------------
+
+    def set_results(self, results: list[dict], now_ms: int) -> None:
+        self.results = [r for r in results if r.get("kind") in ("image", "video")]
+        self.now_ms = now_ms
+        self.total = len(self.results)
+        self._rebuild()
+
+    def set_filter(self, text: str) -> None:
+        if text != self.needle:
+            self.needle = text
+            self._rebuild()
+
+    def _rebuild(self) -> None:
+        needle = self.needle.strip().lower()
+        self.beginResetModel()
+        self.items = [r for r in self.results if not needle or _matches_filter(r, needle)]
+        self.endResetModel()
+
+    def set_thumbnail(self, thumb) -> None:
+        """A thumbnail arrived (for the file version this model lists, or an older one: then it is dropped)."""
+        for row, item in enumerate(self.items):
+            if item["rel"] == thumb.rel:
+                self._thumbs[(item["rel"], item["mtime_ms"])] = thumb
+                index = self.index(row)
+                self.dataChanged.emit(index, index, [ThumbRole])
+                return
+
+    # --- queries -------------------------------------------------------------------------------------
+
+    def thumbnail(self, row: int):
+        item = self.items[row]
+        return self._thumbs.get((item["rel"], item["mtime_ms"]))
+
+    def missing(self, rows: range) -> list[tuple[str, str]]:
+        """(rel, kind) of the rows in `rows` that have no thumbnail yet."""
+        out = []
+        for row in rows:
+            if 0 <= row < len(self.items) and self.thumbnail(row) is None:
+                out.append((self.items[row]["rel"], self.items[row]["kind"]))
+        return out
+
+    def row_of(self, rel: str) -> int:
+        return next((i for i, r in enumerate(self.items) if r["rel"] == rel), -1)
+
+    def count_text(self) -> str:
+        total = self.total
+        if self.needle.strip():
+            return self.tr("%1 / %n media", "", total).replace("%1", str(len(self.items)))
+        return self.tr("%n media", "", total)
+
+    # --- QAbstractListModel --------------------------------------------------------------------------
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.items)
+
+    def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid() or index.row() >= len(self.items):
+            return None
+        item = self.items[index.row()]
+        if role == RelRole:
+            return item["rel"]
+        if role == MediaRole:
+            return item
+        if role == ThumbRole:
+            return self.thumbnail(index.row())
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
+            return self.accessible_name(index.row())
+        if role == Qt.ItemDataRole.ToolTipRole:
+            thumb = self.thumbnail(index.row())
+            problem = getattr(thumb, "problem", "")
+            tip = item["rel"]
+            if problem:
+                tip += "\n" + QCoreApplication.translate("MediaGrid", "Cannot show it: %1").replace("%1", problem)
+            return tip
+        return None
+
+    def accessible_name(self, row: int) -> str:
+        item = self.items[row]
+        parts = [item["rel"].rsplit("/", 1)[-1]]
+        if item["kind"] == "video":
+            thumb = self.thumbnail(row)
+            parts.append(QCoreApplication.translate("MediaGrid", "video"))
+            if thumb is not None and getattr(thumb, "duration_ms", 0):
+                parts.append(duration_text(thumb.duration_ms))
+        else:
+            parts.append(QCoreApplication.translate("MediaGrid", "image"))
+        parts.append(relative_time_text(item["mtime_ms"], self.now_ms))
+        if is_new(item["mtime_ms"], self.now_ms):
+            parts.append(QCoreApplication.translate("DocumentList", "new"))
+        return ", ".join(parts)

@@ -1,0 +1,193 @@
+"""Previewing images and videos in the pane: an image fit to the pane (click for 100 %), a video player."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QPoint, QRect, QSize, Qt, QUrl
+from PySide6.QtGui import QImage, QPainter, QPixmap
+from PySide6.QtMultimedia import QAudioOutput, QMediaPlayer, QVideoFrame, QVideoSink
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QScrollArea,
+    QSizePolicy,
+    QSlider,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..core.media_layout import duration_text
+
+
+class ImageView(QScrollArea):
+    """Fit to the pane; a click toggles between fitting and 100 %."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("ImagePreview")
+        self.label = QLabel(alignment=Qt.AlignmentFlag.AlignCenter)
+        self.label.installEventFilter(self)
+        self.viewport().installEventFilter(self)
+        self.setWidget(self.label)
+        self.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.image = QImage()
+        self.actual_size = False
+
+    def set_image(self, image: QImage) -> None:
+        self.image = image
+        self.actual_size = False
+        self._show()
+
+    def clear(self) -> None:
+        self.image = QImage()
+        self.label.clear()
+
+    def toggle_zoom(self) -> None:
+        self.actual_size = not self.actual_size
+        self._show()
+
+    def _show(self) -> None:
+        if self.image.isNull():
+            self.label.clear()
+            return
+        if self.actual_size:
+            self.setWidgetResizable(False)
+            pixmap = QPixmap.fromImage(self.image)
+            self.label.setPixmap(pixmap)
+            self.label.resize(pixmap.size())
+            self.setCursor(Qt.CursorShape.ArrowCursor)
+            return
+        self.setWidgetResizable(True)
+        room = self.viewport().size() - QSize(4, 4)
+        size = self.image.size()
+        if size.width() > room.width() or size.height() > room.height():
+            size = size.scaled(room, Qt.AspectRatioMode.KeepAspectRatio)
+        self.label.setPixmap(QPixmap.fromImage(self.image.scaled(
+            size, Qt.AspectRatioMode.IgnoreAspectRatio, Qt.TransformationMode.SmoothTransformation)))
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if not self.actual_size:
+            self._show()
+
+    def eventFilter(self, watched, event) -> bool:
+        if event.type() == QEvent.Type.MouseButtonRelease and event.button() == Qt.MouseButton.LeftButton:
+            self.toggle_zoom()
+            return True
+        return super().eventFilter(watched, event)
+
+
+class VideoSurface(QWidget):
+    """Draws the player's frames itself (through a QVideoSink) instead of a native video window: it shows in
+    window grabs and offscreen, and needs no GPU."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.sink = QVideoSink(self)
+        self.sink.videoFrameChanged.connect(self._on_frame)
+        self.frame = QImage()
+        self.setMinimumHeight(80)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+
+    def _on_frame(self, frame: QVideoFrame) -> None:
+        if frame.isValid():
+            self.frame = frame.toImage()
+            self.update()
+
+    def clear(self) -> None:
+        self.frame = QImage()
+        self.update()
+
+    def paintEvent(self, event) -> None:
+        painter = QPainter(self)
+        painter.fillRect(self.rect(), Qt.GlobalColor.black)
+        if not self.frame.isNull():
+            size = self.frame.size().scaled(self.size(), Qt.AspectRatioMode.KeepAspectRatio)
+            target = QRect(QPoint(0, 0), size)
+            target.moveCenter(self.rect().center())
+            painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
+            painter.drawImage(target, self.frame)
+        painter.end()
+
+
+class VideoPlayer(QWidget):
+    """Play/pause, a seek slider, the time and mute, over Qt's own player (FFmpeg backend)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("VideoPlayer")
+        self.video = VideoSurface()
+        self.player = QMediaPlayer(self)
+        self.player.setVideoSink(self.video.sink)
+        self.audio: QAudioOutput | None = None  # made with the first video: it connects to the sound server
+        self.play_button = QToolButton(objectName="PlayPause")
+        self.play_button.clicked.connect(self.toggle_play)
+        self.slider = QSlider(Qt.Orientation.Horizontal, objectName="Seek")
+        self.slider.setRange(0, 0)
+        self.slider.sliderMoved.connect(self.player.setPosition)
+        self.slider.sliderReleased.connect(lambda: self.player.setPosition(self.slider.value()))
+        self.time_label = QLabel("0:00 / 0:00", objectName="VideoTime")
+        self.mute_button = QToolButton(objectName="Mute", checkable=True)
+        self.mute_button.toggled.connect(lambda on: self.audio.setMuted(on) if self.audio is not None else None)
+        self.mute_button.toggled.connect(lambda _on: self.retranslate())
+        self.player.durationChanged.connect(self._on_duration)
+        self.player.positionChanged.connect(self._on_position)
+        self.player.playbackStateChanged.connect(lambda _s: self.retranslate())
+        controls = QHBoxLayout()
+        controls.setContentsMargins(6, 2, 6, 4)
+        controls.addWidget(self.play_button)
+        controls.addWidget(self.slider, 1)
+        controls.addWidget(self.time_label)
+        controls.addWidget(self.mute_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.video, 1)
+        layout.addLayout(controls)
+        self.retranslate()
+
+    def open(self, path: str) -> None:
+        if self.audio is None:
+            self.audio = QAudioOutput(self)
+            self.audio.setMuted(self.mute_button.isChecked())
+            self.player.setAudioOutput(self.audio)
+        self.player.setSource(QUrl.fromLocalFile(path))
+        self.player.pause()  # shows the first frame without playing
+
+    def stop(self) -> None:
+        if self.player.source().isEmpty():
+            return
+        self.player.stop()
+        self.player.setSource(QUrl())
+        self.video.clear()
+
+    def toggle_play(self) -> None:
+        if self.player.playbackState() == QMediaPlayer.PlaybackState.PlayingState:
+            self.player.pause()
+        else:
+            self.player.play()
+
+    def _on_duration(self, ms: int) -> None:
+        self.slider.setRange(0, max(0, ms))
+        self._on_position(self.player.position())
+
+    def _on_position(self, ms: int) -> None:
+        if not self.slider.isSliderDown():
+            self.slider.setValue(ms)
+        self.time_label.setText(f"{duration_text(ms)} / {duration_text(self.player.duration())}")
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+    def retranslate(self) -> None:
+        playing = self.player.playbackState() == QMediaPlayer.PlaybackState.PlayingState
+        self.play_button.setText("⏸" if playing else "▶")
+        self.play_button.setToolTip(self.tr("Pause") if playing else self.tr("Play"))
+        self.play_button.setAccessibleName(self.play_button.toolTip())
+        self.mute_button.setText("🔇" if self.mute_button.isChecked() else "🔊")
+        self.mute_button.setToolTip(self.tr("Unmute") if self.mute_button.isChecked() else self.tr("Mute"))
+        self.mute_button.setAccessibleName(self.mute_button.toolTip())
+        self.slider.setAccessibleName(self.tr("Position"))
