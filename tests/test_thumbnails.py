@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import struct
+import zlib
+
 import pytest
 
 from knit_desktop.core.thumbnail_cache import ThumbnailCache, version_key
@@ -74,6 +77,26 @@ def test_a_large_image_is_decoded_scaled_not_whole(tmp_path):
     big = make_png(tmp_path / "big.png", 6000, 4000)
     image, problem = decode_image(str(big))
     assert problem == "" and max(image.width(), image.height()) == 256
+
+
+def huge_png(path, side: int) -> None:
+    """A side x side grey PNG written row by row (400 MB of pixels, a few hundred KB on disk)."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    packer = zlib.compressobj(6)
+    row = b"\x00" + b"\x80" * side
+    body = b"".join(packer.compress(row) for _ in range(side)) + packer.flush()
+    path.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", side, side, 8, 0, 0, 0, 0))
+                     + chunk(b"IDAT", body) + chunk(b"IEND", b""))
+
+
+@pytest.mark.qt_log_ignore("Rejecting image as it exceeds the current allocation limit")  # expected: Qt says no
+def test_a_20000_pixel_image_that_cannot_be_decoded_scaled_is_refused_with_its_size(tmp_path):
+    path = tmp_path / "poster.png"
+    huge_png(path, 20_000)
+    image, problem = decode_image(str(path))
+    assert image is None and problem == "too large to make a thumbnail of (20000×20000 pixels)"
 
 
 def test_videos_get_their_first_frame_and_duration(qtbot, media, service):

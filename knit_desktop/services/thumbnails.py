@@ -74,6 +74,10 @@ def decode_image(path: str, edge: int = THUMB_EDGE) -> tuple[QImage | None, str]
         reader.setScaledSize(fit(size, edge))  # of the stored (unrotated) image; the EXIF rotation comes after
     image = reader.read()
     if image.isNull():
+        if size.isValid() and size.width() * size.height() * 4 > QImageReader.allocationLimit() * 1024 * 1024:
+            # JPEG decodes straight at the scaled size; PNG and others would need the whole image in memory,
+            # which Qt refuses beyond its allocation limit (and so do we).
+            return None, f"too large to make a thumbnail of ({size.width()}×{size.height()} pixels)"
         return None, _reader_problem(reader, path)
     if image.width() > edge or image.height() > edge:  # formats that ignore the scaled size
         image = image.scaled(edge, edge, Qt.AspectRatioMode.KeepAspectRatio, Qt.TransformationMode.SmoothTransformation)
