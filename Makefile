@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint eval bench translations clean
+.PHONY: run test lint eval bench translations package clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,11 +16,11 @@ run: $(STAMP)
 	$(BIN)/knit-desktop --demo
 
 test: $(STAMP)
-	$(BIN)/ruff check knit_desktop tests
+	$(BIN)/ruff check knit_desktop tests packaging
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)
-	$(BIN)/ruff check knit_desktop tests
+	$(BIN)/ruff check knit_desktop tests packaging
 
 eval: $(STAMP)
 	$(BIN)/python -m pytest tests/eval -s
@@ -34,5 +34,10 @@ translations: $(STAMP)
 	$(BIN)/pyside6-lrelease resources/i18n/knit_zh_CN.ts -qm resources/i18n/knit_zh_CN.qm
 	$(BIN)/pyside6-lrelease resources/i18n/knit_en.ts -qm resources/i18n/knit_en.qm
 
+# The Linux bundle (PyInstaller onedir + .tar.gz in dist/), then its smoke test.
+package: $(STAMP)
+	$(BIN)/pip install --quiet -e '.[package]'
+	$(BIN)/python packaging/build.py
+
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build dist *.egg-info

@@ -25,7 +25,7 @@ from .resources import demo_conversation
 EXIT_OK = 0
 EXIT_USAGE = 2
 EXIT_NO_WORKSPACE = 3
-SUBCOMMANDS = ("gui", "rank", "context", "index", "sessions", "conversation", "mcp", "peek")
+SUBCOMMANDS = ("gui", "rank", "context", "index", "sessions", "conversation", "mcp", "peek", "selftest")
 
 
 class UsageError(Exception):
@@ -115,6 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="print how to register this server (the DSH cordis row, an mcpServers entry, or the command) and exit",
     )
 
+    sub.add_parser("selftest", help="check that videos, PDFs and both languages work in this installation (JSON)")
     index = sub.add_parser("index", help="index a workspace and report what was indexed, skipped or failed")
     workspace_args(index)
     index.add_argument("--json", action="store_true")
@@ -307,6 +308,12 @@ def cmd_peek(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_selftest(args: argparse.Namespace) -> int:
+    from .selftest import main as selftest_main  # Qt loads only here
+
+    return selftest_main()
+
+
 def _report_problems(workspace: Workspace) -> None:
     problems = workspace.problems()
     if problems:
@@ -387,6 +394,7 @@ COMMANDS = {
     "conversation": cmd_conversation,
     "mcp": cmd_mcp,
     "peek": cmd_peek,
+    "selftest": cmd_selftest,
 }
 
 

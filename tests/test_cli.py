@@ -197,3 +197,11 @@ def test_index_builds_a_persistent_index_that_rank_then_uses(ws, now_ms):
     assert ranked["results"][0]["rel"] == "docs/sync.md"  # the edit was picked up through the saved index
     third = run("index", "--workspace", str(ws))
     assert "0 changed" in third.stdout  # rank already recorded the edit
+
+
+def test_selftest_reads_the_demo_video_renders_a_pdf_and_loads_both_languages():
+    out = run("selftest")
+    assert out.returncode == 0, out.stdout + out.stderr[-2000:]
+    report = json.loads(out.stdout)
+    assert report["ok"] and report["video"]["duration_ms"] == 4000 and report["video"]["first_frame"]
+    assert report["pdf"]["pages"] == 2 and report["languages"]["zh_CN"]["sample"] == "相关"

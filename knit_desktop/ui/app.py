@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+import time
 
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QIcon
@@ -119,6 +121,14 @@ def run(*, workspace: str | None, dsh_home: str | None, messages: list[Message] 
     knit = KnitApp(workspace=workspace, dsh_home=dsh_home, messages=messages, persistent=persistent,
                    conversation_name=conversation_name)
     status = {"code": 0}
+    launched = os.environ.get("KNIT_DESKTOP_LAUNCHED_AT")  # epoch seconds, set by whoever times the start-up
+    if launched:
+        def report_start() -> None:
+            with contextlib.suppress(ValueError):
+                print(f"first ranked list shown {(time.time() - float(launched)) * 1000:.0f} ms after launch",
+                      file=sys.stderr, flush=True)
+
+        knit.window.firstListShown.connect(report_start)
     if screenshot:
         def shoot() -> None:
             os.makedirs(os.path.dirname(os.path.abspath(screenshot)), exist_ok=True)
