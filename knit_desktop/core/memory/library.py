@@ -175,8 +175,9 @@ def parse_library(path: str, text: str, names: dict[str, str] | None = None) -> 
                 if match:
                     tags = split_tags(match.group(1))
                     break
+            content = [line for line in lines[i:end] if not TAGS_COMMENT.match(line)]  # tags are not content
             chapters.append(Chapter(lines[i][3:].strip(), i + 1, end, tags, _entries(body, i + 2),
-                                    text="\n".join(lines[i:end])))
+                                    text="\n".join(content)))
     else:
         skip = 0
         while skip < len(lines) and (lines[skip].startswith("# ") or TAGS_COMMENT.match(lines[skip]) or not lines[skip].strip()):

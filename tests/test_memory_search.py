@@ -1,0 +1,169 @@
+"""Memory retrieval: each of the seed's dimensions alone, the two tiers, and the seed's portability scenarios
+(other people's libraries: a beginner's untagged notes, English, unfamiliar Chinese names, pure prose)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from knit_desktop.core.memory.library import MemoryIndex, parse_library
+from knit_desktop.core.memory.search import (
+    CLOSED_FACTOR,
+    OPEN_FACTOR,
+    SHORT_QUERY_FACTOR,
+    W_BODY,
+    W_CHAPTER_TAG,
+    W_HEADING,
+    W_LIBRARY_TAG,
+    W_PARENT,
+    render_hits,
+    score_chapter,
+    search,
+    stem,
+    units,
+)
+
+
+def lib(text: str, name: str = "lib.md"):
+    return parse_library(f"/m/{name}", text)
+
+
+def score(query: str, library, chapter_index: int = 0) -> float:
+    return score_chapter(query, units(query), library, library.chapters[chapter_index])
+
+
+# --- the dimensions, one at a time --------------------------------------------------------------------
+
+
+def test_library_tag_alone():
+    library = lib("# X\n<!-- tags: gardening -->\n\n## Notes\n- water twice a week\n")
+    assert score("gardening", library) == pytest.approx(W_LIBRARY_TAG)
+
+
+def test_chapter_tag_alone():
+    library = lib("# X\n<!-- tags: misc -->\n\n## Notes\n<!-- tags: tomatoes -->\n- water twice a week\n")
+    assert score("tomatoes", library) == pytest.approx(W_CHAPTER_TAG)
+
+
+def test_parent_category_adds_half_a_point():
+    library = lib("# X\n<!-- 标签: 游戏 -->\n\n## 卡牌\n- 回合制\n")
+    with_parent = score("游戏", library)
+    assert with_parent == pytest.approx(W_LIBRARY_TAG + W_PARENT)
+
+
+def test_heading_coverage_with_the_short_query_discount():
+    library = lib("# X\n<!-- tags: misc -->\n\n## deploy checklist\n- run the smoke test\n")
+    two_words = score("deploy checklist", library)  # heading fully covered, body: neither word
+    assert two_words == pytest.approx(W_HEADING * 1.0 + W_BODY * 1.0)  # the body holds the heading line too
+    one_word = score("checklist", library)
+    assert one_word == pytest.approx(W_HEADING * SHORT_QUERY_FACTOR + W_BODY)
+
+
+def test_body_counts_only_after_a_topic_match_in_tagged_libraries_but_alone_in_untagged_ones():
+    tagged = lib("# X\n<!-- tags: misc -->\n\n## Notes\n- the capybara eats grass\n")
+    assert score("capybara", tagged) == 0  # strict tier: a word in the body alone is noise
+    untagged = lib("# X\n\n## Notes\n- the capybara eats grass\n", name="zoo.md")
+    assert score("capybara", untagged) == pytest.approx(W_BODY)  # loose tier
+
+
+def test_status_intent_favours_open_work_and_discounts_finished_work():
+    library = lib("# P\n<!-- 标签: 项目 -->\n\n## game-a\n<!-- 标签: 卡牌, 进行中 -->\n- 战斗\n\n"
+                  "## game-b\n<!-- 标签: 卡牌, 已完成 -->\n- 战斗\n")
+    plain_a, plain_b = score("卡牌", library, 0), score("卡牌", library, 1)
+    assert plain_a == plain_b
+    assert score("卡牌 做到哪了", library, 0) / score("卡牌 做到哪了", library, 1) == pytest.approx(
+        OPEN_FACTOR / CLOSED_FACTOR)
+
+
+def test_english_stems_prefixes_and_stop_words():
+    assert stem("backups") == stem("backup") == "backup"
+    assert stem("running") == "run" and stem("libraries") == "library"
+    assert stem("notes") == stem("note") and stem("boxes") == "box"
+    assert "the" not in units("the backups of the laptop")
+    library = lib("# Ops\n\n## Deployment\n- deployments go out on Fridays\n", name="ops.md")
+    assert score("deploy", library) > 0  # a prefix of the heading word
+
+
+def test_answers_are_line_ranges_within_the_budget_and_the_hit_cap(tmp_path):
+    memory = tmp_path / "memory"
+    memory.mkdir()
+    (memory / "prefs.md").write_text("# Preferences\n\n## Editor\n<!-- tags: editor -->\n- vim keys everywhere\n"
+                                     "- font size 14\n\n## Shell\n- fish with starship\n", encoding="utf-8")
+    hits = search(MemoryIndex(str(memory)).libraries(), "editor vim keys", max_hits=3)
+    assert hits[0].location == "prefs.md:5-5"
+    text = render_hits(hits, budget=40)
+    assert len(text) <= 40 and text.startswith("prefs.md:5-5")
+    assert len(render_hits(hits * 5, budget=700).splitlines()) <= 15
+
+
+# --- portability: other people's memories --------------------------------------------------------------
+
+SCENARIOS = {
+    "beginner": {
+        "随手记.md": "家里 wifi 密码写在路由器背面的贴纸上\n\n"
+                    "牙医预约在下周三下午三点\n\n"
+                    "楼下那家面馆叫老王拉面，周一休息\n",
+    },
+    "english": {
+        "preferences.md": "# Preferences\n\n## Editor\n- vim keybindings in every editor\n- font size 14\n\n"
+                          "## Shell\n- fish shell with the starship prompt\n",
+        "projects.md": "# Projects\n\n## Blog migration\n- moved the blog hosting from VPS to a static host\n\n"
+                       "## Laptop backup\n- nightly backups with restic to the NAS\n",
+    },
+    "chinese_names": {
+        "工作日志.md": "# 工作日志\n\n## 周报模板\n- 本周完成 / 下周计划 / 风险\n\n## 客户A 需求\n- 要导出 Excel 报表\n",
+        "health.md": "# 身体\n\n## 睡眠\n- 晚上十一点前睡觉\n\n## 跑步\n- 每周二、四跑五公里\n",
+    },
+    "prose": {
+        "diary.md": "去年春天把博客搬到了新的静态托管，速度快了很多。\n\n"
+                    "备份脚本放在 ~/bin/backup.sh，每天夜里跑一次。\n",
+    },
+}
+
+QUERIES = [  # (scenario, query, expected file, a phrase of the expected entry)
+    ("beginner", "wifi 密码在哪", "随手记.md", "wifi 密码"),
+    ("beginner", "牙医什么时候", "随手记.md", "牙医预约"),
+    ("beginner", "那家面馆叫什么", "随手记.md", "面馆"),
+    ("english", "which editor keybindings do I use", "preferences.md", "vim keybindings"),
+    ("english", "how do I back up the laptop", "projects.md", "nightly backups"),
+    ("english", "where is the blog hosted now", "projects.md", "blog hosting"),
+    ("chinese_names", "周报怎么写", "工作日志.md", "本周完成"),
+    ("chinese_names", "客户A 要什么", "工作日志.md", "导出 Excel"),
+    ("chinese_names", "几点睡觉", "health.md", "十一点"),
+    ("chinese_names", "跑步计划", "health.md", "五公里"),
+    ("prose", "备份脚本在哪", "diary.md", "备份脚本"),
+    ("prose", "博客搬到哪里了", "diary.md", "博客"),
+]
+
+
+def build(tmp_path: Path, scenario: str) -> MemoryIndex:
+    root = tmp_path / scenario
+    root.mkdir(exist_ok=True)
+    for name, text in SCENARIOS[scenario].items():
+        (root / name).write_text(text, encoding="utf-8")
+    return MemoryIndex(str(root))
+
+
+def test_portability_scenarios_find_the_right_entry(tmp_path, capsys):
+    top1 = top3 = 0
+    rows = []
+    for scenario, query, expected, phrase in QUERIES:
+        hits = search(build(tmp_path, scenario).libraries(), query)
+
+        def right(hit, expected=expected, phrase=phrase) -> bool:
+            text = hit.entry.text if hit.entry else hit.chapter.text
+            return hit.library.path.endswith(expected) and phrase in text
+
+        first = bool(hits) and right(hits[0])
+        any3 = any(right(h) for h in hits[:3])
+        top1 += first
+        top3 += any3
+        rows.append(f"  {'✓' if first else ('·' if any3 else '✗')} [{scenario}] {query} → "
+                    f"{hits[0].location if hits else 'nothing'}")
+    with capsys.disabled():
+        print("\nmemory portability (seed scenarios):")
+        print("\n".join(rows))
+        print(f"  top-1 {top1}/{len(QUERIES)} · top-3 {top3}/{len(QUERIES)}")
+    assert top3 == len(QUERIES)
+    assert top1 >= len(QUERIES) - 1
