@@ -25,7 +25,8 @@ from .resources import demo_conversation
 EXIT_OK = 0
 EXIT_USAGE = 2
 EXIT_NO_WORKSPACE = 3
-SUBCOMMANDS = ("gui", "rank", "context", "index", "sessions", "conversation", "mcp", "peek", "selftest")
+SUBCOMMANDS = ("gui", "rank", "context", "index", "sessions", "conversation", "mcp", "peek", "selftest", "propose",
+               "memory")
 
 
 class UsageError(Exception):
@@ -114,6 +115,26 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="dsh|json|shell",
         help="print how to register this server (the DSH cordis row, an mcpServers entry, or the command) and exit",
     )
+
+    mcp.add_argument("--memory-dir", metavar="DIR", help="the memory directory (default: <DSH home>/memory)")
+
+    def memory_args(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--memory-dir", metavar="DIR", help="the memory directory (default: <DSH home>/memory)")
+        p.add_argument("--dsh-home", metavar="DIR")
+
+    propose = sub.add_parser("propose", help="queue a memory for confirmation on a sticky note")
+    propose.add_argument("text")
+    propose.add_argument("--target", metavar="LIB", default="", help="the memory file (e.g. preferences.md)")
+    propose.add_argument("--chapter", metavar="H", default="", help="the ## chapter to append to")
+    propose.add_argument("--kind", metavar="K", default="note",
+                         help="preference, project, environment, fact, todo or note")
+    memory_args(propose)
+    memory = sub.add_parser("memory", help="search the memory files (with a query) or show their structure")
+    memory.add_argument("query", nargs="?", default="")
+    memory.add_argument("--hits", type=_positive_int, default=3)
+    memory.add_argument("--budget", type=_positive_int, default=700, help="characters of answer (default 700)")
+    memory.add_argument("--json", action="store_true")
+    memory_args(memory)
 
     sub.add_parser("selftest", help="check that videos, PDFs and both languages work in this installation (JSON)")
     index = sub.add_parser("index", help="index a workspace and report what was indexed, skipped or failed")
@@ -382,7 +403,56 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     if args.print_config:
         sys.stdout.write(mcp_server.print_config(args.print_config, workspace, args.dsh_home))
         return EXIT_OK
-    return mcp_server.serve(workspace, args.dsh_home)
+    return mcp_server.serve(workspace, args.dsh_home, args.memory_dir)
+
+
+def _memory_store(args: argparse.Namespace):
+    from .core.memory.store import MemoryStore
+
+    return MemoryStore(args.memory_dir, args.dsh_home)
+
+
+def cmd_propose(args: argparse.Namespace) -> int:
+    store = _memory_store(args)
+    try:
+        proposal, new = store.propose(args.text, args.target, args.chapter, args.kind, source="user")
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    where = f" → {proposal.target}" + (f" › {proposal.chapter}" if proposal.chapter else "") if proposal.target else ""
+    print(("Queued for confirmation" if new else "Already waiting for confirmation") + f"{where}: {proposal.text}")
+    return EXIT_OK
+
+
+def cmd_memory(args: argparse.Namespace) -> int:
+    store = _memory_store(args)
+    libraries = store.libraries()
+    if args.query:
+        hits, text = store.search(args.query, args.hits, args.budget)
+        if args.json:
+            _print_json({"text": text, "hits": [
+                {"location": h.location, "library": h.library.name, "chapter": h.chapter.title,
+                 "start_line": h.start, "end_line": h.end} for h in hits]})
+        else:
+            print(text or f"No memory matches “{args.query}”.")
+        return EXIT_OK
+    rows = sorted(libraries, key=lambda lib: -lib.tokens)
+    if args.json:
+        _print_json([{"file": os.path.basename(lib.path), "name": lib.name, "tags": lib.tags, "tokens": lib.tokens,
+                      "lines": [lib.start, lib.end], "chapters": [
+                          {"title": c.title, "lines": [c.start, c.end], "tokens": c.tokens,
+                           "entries": len(c.entries), "tags": c.tags} for c in lib.chapters if not c.implicit]}
+                     for lib in rows])
+        return EXIT_OK
+    if not rows:
+        print(f"No memory files in {store.memory_dir} yet.")
+    for lib in rows:
+        tags = f"  [{', '.join(lib.tags)}]" if lib.tags else ""
+        print(f"{lib.name} — {os.path.basename(lib.path)}  ~{lib.tokens} tok{tags}")
+        for c in lib.chapters:
+            if not c.implicit:
+                ctags = f"  [{', '.join(c.tags)}]" if c.tags else ""
+                print(f"  {c.start}-{c.end}  {c.title}  ~{c.tokens} tok, {len(c.entries)} entries{ctags}")
+    return EXIT_OK
 
 
 COMMANDS = {
@@ -395,6 +465,8 @@ COMMANDS = {
     "mcp": cmd_mcp,
     "peek": cmd_peek,
     "selftest": cmd_selftest,
+    "propose": cmd_propose,
+    "memory": cmd_memory,
 }
 
 

@@ -112,6 +112,61 @@ KNIT_DOCS_TOOL = types.Tool(
 )
 
 
+HIT_SCHEMA = _closed({"location": _STR, "library": _STR, "chapter": _STR, "start_line": _INT, "end_line": _INT},
+                     ["location", "library", "chapter", "start_line", "end_line"])
+MEMORY_SEARCH_TOOL = types.Tool(
+    name="memory_search",
+    title="Find what the user asked you to remember",
+    description="Search the user's Markdown memory files. Returns `file:start-end` line ranges of the best entries "
+    "(read exactly those lines with your read tool), at most `limit` of them within a small character budget.",
+    input_schema={"type": "object", "properties": {
+        "query": {"type": "string", "description": "What you want to recall, in the user's words."},
+        "limit": {"type": "integer", "description": "At most this many entries (1–10, default 3)."}},
+        "required": ["query"]},
+    output_schema=_closed({"text": _STR, "hits": {"type": "array", "items": HIT_SCHEMA}}, ["text", "hits"]),
+    annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False, idempotent_hint=True),
+)
+MEMORY_PROPOSE_TOOL = types.Tool(
+    name="memory_propose",
+    title="Propose a memory for the user to confirm",
+    description="Propose one thing worth remembering across sessions (a preference, a project fact, an environment "
+    "detail). Nothing is written until the user confirms it on a sticky note. Do not propose anything when there is "
+    "nothing worth keeping; never pad.",
+    input_schema={"type": "object", "properties": {
+        "text": {"type": "string", "description": "The memory, one short self-contained statement."},
+        "target": {"type": "string", "description": "The memory file it belongs in (e.g. preferences.md), if known."},
+        "chapter": {"type": "string", "description": "The ## chapter of that file, if known."},
+        "kind": {"type": "string", "enum": ["preference", "project", "environment", "fact", "todo", "note"]}},
+        "required": ["text"]},
+    output_schema=_closed({"queued": {"type": "boolean"}, "duplicate": {"type": "boolean"}, "id": _STR},
+                          ["queued", "duplicate", "id"]),
+    annotations=types.ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False),
+)
+
+
+def _memory_call(store, name: str, raw: dict | None) -> tuple[str, dict]:
+    args = raw if isinstance(raw, dict) else {}
+    if name == "memory_search":
+        query = args.get("query")
+        if not isinstance(query, str) or not query.strip():
+            raise ToolError("memory_search: query must be a non-empty string")
+        limit = args.get("limit", 3)
+        limit = min(10, max(1, int(limit))) if isinstance(limit, int | float) and limit == limit else 3
+        hits, text = store.search(query[:2000], limit)
+        return text or "No memory entry matches.", {"text": text, "hits": [
+            {"location": h.location, "library": h.library.name, "chapter": h.chapter.title,
+             "start_line": h.start, "end_line": h.end} for h in hits]}
+    fields = {k: args.get(k, "") for k in ("text", "target", "chapter", "kind")}
+    if not all(isinstance(v, str) for v in fields.values()):
+        raise ToolError("memory_propose: text, target, chapter and kind must be strings")
+    try:
+        proposal, new = store.propose(fields["text"], fields["target"], fields["chapter"], fields["kind"] or "note")
+    except ValueError as exc:
+        raise ToolError(f"memory_propose: {exc}") from None
+    text = "Queued for the user to confirm." if new else "The same proposal is already waiting for the user."
+    return text, {"queued": new, "duplicate": not new, "id": proposal.id}
+
+
 def _error(message: str) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(type="text", text=message)], is_error=True)
 
@@ -125,15 +180,27 @@ def _arguments(raw: dict | None) -> tuple[str | None, object, bool]:
     return query, args.get("limit", DEFAULT_LIMIT), args.get("audit") is True
 
 
-def build_server(tool: KnitDocs) -> Server:
+def build_server(tool: KnitDocs, memory=None) -> Server:
     executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="knit-mcp")
+    tools = [KNIT_DOCS_TOOL] + ([MEMORY_SEARCH_TOOL, MEMORY_PROPOSE_TOOL] if memory is not None else [])
 
     async def list_tools(ctx, params) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[KNIT_DOCS_TOOL])
+        return types.ListToolsResult(tools=tools)
 
     async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
+        if memory is not None and params.name in (MEMORY_SEARCH_TOOL.name, MEMORY_PROPOSE_TOOL.name):
+            try:
+                loop = asyncio.get_running_loop()
+                text, structured = await loop.run_in_executor(
+                    executor, lambda: _memory_call(memory, params.name, params.arguments))
+            except ToolError as exc:
+                return _error(str(exc))
+            except Exception as exc:  # a bug must cost one call, not the agent's tool server
+                return _error(f"{params.name} failed: {type(exc).__name__}: {exc}")
+            return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
+                                        structured_content=structured)
         if params.name != KNIT_DOCS_TOOL.name:
-            return _error(f"unknown tool {params.name!r}; this server has knit_docs")
+            return _error(f"unknown tool {params.name!r}; this server has {', '.join(t.name for t in tools)}")
         try:
             query, limit, audit = _arguments(params.arguments)
             loop = asyncio.get_running_loop()
@@ -149,15 +216,18 @@ def build_server(tool: KnitDocs) -> Server:
     return Server(
         SERVER_NAME,
         version=__version__,
-        instructions="knit_docs ranks this project's documents by the current DSH conversation.",
+        instructions="knit_docs ranks this project's documents by the current DSH conversation; memory_search "
+        "finds what the user asked to remember; memory_propose queues a memory for the user to confirm.",
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
 
 
-def serve(workspace: str | None, dsh_home_dir: str | None) -> int:
+def serve(workspace: str | None, dsh_home_dir: str | None, memory_dir: str | None = None) -> int:
+    from .core.memory.store import MemoryStore
+
     tool = KnitDocs(workspace, dsh_home_dir)
-    server = build_server(tool)
+    server = build_server(tool, MemoryStore(memory_dir, dsh_home_dir))
 
     async def main() -> None:
         async with stdio_server() as (read_stream, write_stream):

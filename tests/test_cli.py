@@ -205,3 +205,20 @@ def test_selftest_reads_the_demo_video_renders_a_pdf_and_loads_both_languages():
     report = json.loads(out.stdout)
     assert report["ok"] and report["video"]["duration_ms"] == 4000 and report["video"]["first_frame"]
     assert report["pdf"]["pages"] == 2 and report["languages"]["zh_CN"]["sample"] == "相关"
+
+
+def test_propose_queues_once_and_memory_searches_and_shows_the_structure(tmp_path):
+    memory = tmp_path / "memory"
+    memory.mkdir()
+    (memory / "work.md").write_text("# 工作日志\n\n## 周报模板\n<!-- 标签: 周报 -->\n- 本周完成 / 下周计划\n",
+                                    encoding="utf-8")
+    first = run("propose", "周报周五下午发", "--target", "work.md", "--chapter", "周报模板", "--memory-dir", str(memory))
+    assert first.returncode == 0 and first.stdout.startswith("Queued for confirmation → work.md › 周报模板")
+    second = run("propose", "周报周五下午发", "--target", "work.md", "--chapter", "周报模板", "--memory-dir", str(memory))
+    assert second.stdout.startswith("Already waiting")
+    assert run("propose", "   ", "--memory-dir", str(memory)).returncode == 2
+    found = run("memory", "周报怎么写", "--memory-dir", str(memory))
+    assert found.stdout.startswith("work.md:5-5  工作日志 › 周报模板 — - 本周完成")
+    structure = json.loads(run("memory", "--json", "--memory-dir", str(memory)).stdout)
+    assert structure[0]["chapters"][0] == {"title": "周报模板", "lines": [3, 5], "tokens": structure[0]["chapters"][0]["tokens"],
+                                           "entries": 1, "tags": ["周报"]}

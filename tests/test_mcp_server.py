@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import jsonschema
 import pytest
@@ -154,3 +155,34 @@ def test_print_config_fills_in_this_machines_paths(project, tmp_path):
         capture_output=True, text=True, timeout=60,
     )
     assert missing.returncode == 3 and "workspace not found" in missing.stderr
+
+
+def test_memory_search_and_propose_over_mcp(tmp_path):
+    memory = tmp_path / "memory"
+    memory.mkdir()
+    (memory / "preferences.md").write_text("# Preferences\n\n## Editor\n<!-- tags: editor -->\n- vim keys\n",
+                                           encoding="utf-8")
+
+    async def script(session):
+        tools = {t.name: t for t in (await session.list_tools()).tools}
+        found = await session.call_tool("memory_search", {"query": "which editor keys"})
+        proposed = await session.call_tool("memory_propose", {"text": "Prefers dark themes", "target": "preferences.md",
+                                                              "chapter": "Editor", "kind": "preference"})
+        again = await session.call_tool("memory_propose", {"text": "prefers  DARK themes", "target": "preferences.md",
+                                                           "chapter": "Editor"})
+        bad = await session.call_tool("memory_search", {"query": 42})
+        return tools, found, proposed, again, bad
+
+    tools, found, proposed, again, bad = talk(server("--memory-dir", str(memory)), script)
+    assert {"knit_docs", "memory_search", "memory_propose"} <= set(tools)
+    for name, result in (("memory_search", found), ("memory_propose", proposed)):
+        assert not result.is_error
+        jsonschema.validate(result.structured_content, tools[name].output_schema)
+    assert found.structured_content["hits"][0]["location"] == "preferences.md:5-5"
+    assert proposed.structured_content["queued"] and again.structured_content["duplicate"]
+    assert bad.is_error and "non-empty string" in bad.content[0].text
+    queued = json.loads((Path(os.environ["KNIT_DESKTOP_HOME"]) / "memory-proposals.json").read_text(encoding="utf-8"))
+    assert [(q["text"], q["target"], q["chapter"], q["kind"]) for q in queued] == [
+        ("Prefers dark themes", "preferences.md", "Editor", "preference")]
+    assert not (memory / "memory-proposals.json").exists()  # nothing unconfirmed goes near the memory files
+    assert (memory / "preferences.md").read_text(encoding="utf-8").endswith("- vim keys\n")

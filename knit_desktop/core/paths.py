@@ -38,6 +38,21 @@ def config_home() -> Path:
     return base / APP_DIR
 
 
+def data_home() -> Path:
+    """Where Knit keeps what it must not lose but the user does not edit: pending memory proposals, backups of
+    memory files taken before a confirmed write."""
+    override = os.environ.get("KNIT_DESKTOP_HOME")
+    if override:
+        return Path(override)
+    if sys.platform == "win32":
+        base = Path(os.environ.get("APPDATA") or Path.home() / "AppData" / "Roaming")
+    elif sys.platform == "darwin":
+        base = Path.home() / "Library" / "Application Support"
+    else:
+        base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    return base / APP_DIR
+
+
 def index_db_path(real_root: str) -> Path:
     """One database per workspace, keyed by its real path (the readable part is only for people)."""
     digest = hashlib.sha256(real_root.encode("utf-8", "surrogatepass")).hexdigest()[:16]

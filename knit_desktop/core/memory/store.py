@@ -1,0 +1,73 @@
+"""One front for everything memory: the live index, retrieval, the proposal queue and confirmed writes.
+
+The command line, the MCP tools and the window all go through it, so they agree on where the memory directory
+is, where proposals wait and how a write happens.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..dsh_sessions import dsh_home
+from ..paths import data_home
+from .library import Library, MemoryIndex
+from .proposals import Proposal, ProposalQueue, clean_proposal
+from .search import DEFAULT_BUDGET, DEFAULT_HITS, Hit, render_hits, search
+from .write import append_entry, fingerprint
+
+
+def default_memory_dir(dsh_home_dir: str | None = None) -> str:
+    return str(Path(dsh_home(dsh_home_dir)) / "memory")
+
+
+@dataclass
+class Target:
+    file: str  # the library's file name, what proposals name
+    name: str
+    chapters: list[str]
+
+
+class MemoryStore:
+    def __init__(self, memory_dir: str | None = None, dsh_home_dir: str | None = None,
+                 data_dir: Path | None = None) -> None:
+        self.memory_dir = memory_dir or default_memory_dir(dsh_home_dir)
+        self.data_dir = data_dir or data_home()
+        self.index = MemoryIndex(self.memory_dir)
+        self.queue = ProposalQueue(self.data_dir / "memory-proposals.json")
+        self.backups = self.data_dir / "memory-backups"
+
+    def libraries(self) -> list[Library]:
+        return self.index.libraries()
+
+    def search(self, query: str, max_hits: int = DEFAULT_HITS, budget: int = DEFAULT_BUDGET) -> tuple[list[Hit], str]:
+        hits = search(self.libraries(), query, max_hits)
+        return hits, render_hits(hits, budget)
+
+    def targets(self) -> list[Target]:
+        """Where a note may write: the libraries found now and their (explicit) chapters."""
+        return [Target(os.path.basename(lib.path), lib.name, [c.title for c in lib.chapters if not c.implicit])
+                for lib in self.libraries()]
+
+    def propose(self, text: str, target: str = "", chapter: str = "", kind: str = "note",
+                source: str = "agent") -> tuple[Proposal, bool]:
+        return self.queue.add(clean_proposal(text, target, chapter, kind, source))
+
+    def path_of(self, target: str) -> str:
+        path = os.path.join(self.memory_dir, os.path.basename(target))
+        if not os.path.isfile(path):
+            raise FileNotFoundError(f"no memory file {os.path.basename(target)!r} in {self.memory_dir}")
+        return path
+
+    def fingerprint(self, target: str) -> str:
+        return fingerprint(self.path_of(target))
+
+    def confirm(self, proposal: Proposal, expected: str) -> tuple[int, int]:
+        """Write a confirmed proposal (with the user's edits) and take it off the queue."""
+        lines = append_entry(self.path_of(proposal.target), proposal.chapter, proposal.text, expected, self.backups)
+        self.queue.remove(proposal.id)
+        return lines
+
+    def dismiss(self, proposal_id: str) -> bool:
+        return self.queue.remove(proposal_id)
