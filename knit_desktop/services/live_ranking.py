@@ -14,6 +14,7 @@ from PySide6.QtCore import QObject, Signal
 
 from ..core.conversation import Message
 from ..core.heap import settle_heap
+from ..core.memory.triggers import asks_to_remember
 from ..core.usage import UsageAudit
 from ..core.workspace import RankInput
 from .conversation import ConversationFollower
@@ -32,6 +33,7 @@ class LiveRanking(QObject):
     previewReady = Signal(int, object)  # token of a preview request, PreviewData
     pageRendered = Signal(int, object)  # token, (rel, page, pages, QImage) or (rel, page, 0, error)
     failed = Signal(str)
+    rememberRequested = Signal(str)  # the user's own new message asks to remember something
 
     def __init__(self, dsh_home: str | None = None, workspace: str | None = None, persistent: bool = True,
                  follow: bool = True, parent: QObject | None = None) -> None:
@@ -121,6 +123,9 @@ class LiveRanking(QObject):
         self.rerank()
 
     def _on_messages(self, snapshot: dict) -> None:
+        for message in snapshot["messages"][len(self.messages):]:
+            if message.role == "user" and not message.synthetic and asks_to_remember(message.text):
+                self.rememberRequested.emit(message.text)
         self.session = snapshot
         if snapshot["messages"] == self.messages and self._shown is not None:
             self._on_ranked(self._latest, dict(self._shown))  # only reads changed: same ranking, new usage line

@@ -12,11 +12,14 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from ..core.conversation import Message
+from ..core.memory.library import MemoryIndex
+from ..core.memory.store import MemoryStore, default_memory_dir
 from ..resources import resources_dir
 from ..services.live_ranking import LiveRanking
 from ..services.thumbnails import ThumbnailService
 from .i18n import LanguageSwitcher
 from .main_window import MainWindow, now_ms
+from .memory_notes import MemoryNotes
 from .settings import Settings
 from .settings_dialog import SettingsDialog
 from .tray import TrayPeek
@@ -49,6 +52,10 @@ class KnitApp:
         self.settings.changed.connect(self._on_setting)
         self.tray: TrayPeek | None = None
         self._update_tray()
+        self.memory = MemoryStore(self.settings.memory_dir or None, dsh_home or self.settings.dsh_home or None)
+        self.notes = MemoryNotes(self.memory, self.settings)
+        self.notes.start()
+        self.ranking.rememberRequested.connect(self._remember_from_conversation)
         self.ranking.start()
         if messages is not None:
             self.ranking.set_messages(messages)
@@ -67,6 +74,12 @@ class KnitApp:
             self.tray.hide()
             self.tray.deleteLater()
             self.tray = None
+
+    def _remember_from_conversation(self, text: str) -> None:
+        """The user said 「记一下」/"remember this" in the followed session: offer a note prefilled with it."""
+        with contextlib.suppress(ValueError):
+            self.memory.propose(text, source="conversation")
+            self.notes.refresh()
 
     def raise_window(self) -> None:
         self.window.showNormal()
@@ -90,6 +103,9 @@ class KnitApp:
             self._update_tray()
         elif key == "workspace/fixed":
             self.ranking.pin_workspace(self.settings.workspace or None)
+        elif key == "memory/dir":
+            self.memory.memory_dir = self.settings.memory_dir or default_memory_dir(self.settings.dsh_home or None)
+            self.memory.index = MemoryIndex(self.memory.memory_dir)
 
     def show_settings(self) -> None:
         if self._dialog is None:
@@ -107,6 +123,7 @@ class KnitApp:
             self.tray.hide()
         self.ranking.stop()
         self.thumbnails.stop()
+        self.notes.stop()
         self.language.clear()
 
 

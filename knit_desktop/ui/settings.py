@@ -11,6 +11,11 @@ SORTS = ("relevance", "time")
 KINDS = ("doc", "media", "all")
 DEFAULT_PREVIEW_RATIO = 0.46
 MIN_PREVIEW_RATIO, MAX_PREVIEW_RATIO = 0.2, 0.8
+NOTE_SHAPES = ("capsule", "rounded", "square", "circle")
+# The seed's five colours (sea blue, mist purple, moss green, amber, rose), or the theme's own.
+NOTE_COLOURS = {"theme": "", "sea": "#2f7fbf", "mist": "#8a7fbf", "moss": "#5f8f4f", "amber": "#d9962b",
+                "rose": "#cf4f73"}
+NOTE_SIZES = ("S", "M", "L")
 
 
 def clamp_ratio(value: float) -> float:
@@ -131,3 +136,51 @@ class Settings(QObject):
     def geometry(self, value: QByteArray) -> None:
         self._qs.setValue("window/geometry", value)
         self._qs.sync()
+
+    # --- memory and its sticky notes -----------------------------------------------------------------
+
+    @property
+    def memory_dir(self) -> str:
+        """The memory directory, or '' for <DSH home>/memory."""
+        return str(self._get("memory/dir", ""))
+
+    @memory_dir.setter
+    def memory_dir(self, value: str) -> None:
+        self._set("memory/dir", value or "")
+
+    @property
+    def note_shape(self) -> str:
+        return str(self._get("memory/note_shape", "capsule", NOTE_SHAPES))
+
+    @note_shape.setter
+    def note_shape(self, value: str) -> None:
+        self._set("memory/note_shape", value if value in NOTE_SHAPES else "capsule")
+
+    @property
+    def note_colour(self) -> str:
+        return str(self._get("memory/note_colour", "theme", tuple(NOTE_COLOURS)))
+
+    @note_colour.setter
+    def note_colour(self, value: str) -> None:
+        self._set("memory/note_colour", value if value in NOTE_COLOURS else "theme")
+
+    @property
+    def note_size(self) -> str:
+        return str(self._get("memory/note_size", "M", NOTE_SIZES))
+
+    @note_size.setter
+    def note_size(self, value: str) -> None:
+        self._set("memory/note_size", value if value in NOTE_SIZES else "M")
+
+    @property
+    def note_position(self) -> tuple[int, int] | None:
+        value = self._qs.value("memory/note_position")
+        try:
+            x, y = (int(v) for v in str(value).split(","))
+        except (TypeError, ValueError):
+            return None
+        return x, y
+
+    @note_position.setter
+    def note_position(self, value: tuple[int, int] | None) -> None:
+        self._set("memory/note_position", "" if value is None else f"{value[0]},{value[1]}")

@@ -424,6 +424,57 @@
     </message>
 </context>
 <context>
+    <name>StickyNote</name>
+    <message>
+        <source>No memory files yet: create one to write into.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Preference</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Project</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Environment</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fact</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>To do</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Note</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>📌 Worth remembering?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remember</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Dismiss</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Write it to</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The memory (you can edit it)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>Tiers</name>
     <message>
         <source>Primary</source>

@@ -415,6 +415,57 @@
     </message>
 </context>
 <context>
+    <name>StickyNote</name>
+    <message>
+        <source>No memory files yet: create one to write into.</source>
+        <translation>还没有记忆文件：先建一个才能写入。</translation>
+    </message>
+    <message>
+        <source>Preference</source>
+        <translation>偏好</translation>
+    </message>
+    <message>
+        <source>Project</source>
+        <translation>项目</translation>
+    </message>
+    <message>
+        <source>Environment</source>
+        <translation>环境</translation>
+    </message>
+    <message>
+        <source>Fact</source>
+        <translation>事实</translation>
+    </message>
+    <message>
+        <source>To do</source>
+        <translation>待办</translation>
+    </message>
+    <message>
+        <source>Note</source>
+        <translation>笔记</translation>
+    </message>
+    <message>
+        <source>📌 Worth remembering?</source>
+        <translation>📌 值得记下来吗</translation>
+    </message>
+    <message>
+        <source>Remember</source>
+        <translation>记住</translation>
+    </message>
+    <message>
+        <source>Dismiss</source>
+        <translation>不要</translation>
+    </message>
+    <message>
+        <source>Write it to</source>
+        <translation>写到</translation>
+    </message>
+    <message>
+        <source>The memory (you can edit it)</source>
+        <translation>要记住的内容（可以修改）</translation>
+    </message>
+</context>
+<context>
     <name>Tiers</name>
     <message>
         <source>Primary</source>
