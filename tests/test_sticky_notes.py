@@ -157,3 +157,59 @@ def test_saying_remember_this_in_the_followed_session_offers_a_note(qtbot, tmp_p
         assert knit.notes.note.target.currentData() == ("work.md", "周报")
     finally:
         knit.close()
+
+
+def test_templates_never_overwrite_and_say_what_they_did(tmp_path):
+    from knit_desktop.core.memory.library import parse_library
+    from knit_desktop.core.memory.templates import create_templates
+
+    memory = tmp_path / "memory"
+    memory.mkdir()
+    (memory / "02-项目.md").write_text("# 我自己的项目\n", encoding="utf-8")
+    result = create_templates(str(memory), "three")
+    assert result.created == ["01-偏好.md", "03-环境.md"] and result.left_alone == ["02-项目.md"]
+    assert (memory / "02-项目.md").read_text(encoding="utf-8") == "# 我自己的项目\n"
+    more = create_templates(str(memory), "eight")
+    assert len(more.created) == 5 and sorted(more.left_alone) == ["01-偏好.md", "02-项目.md", "03-环境.md"]
+    english = create_templates(str(tmp_path / "en"), "english")
+    lib = parse_library(str(tmp_path / "en" / "projects.md"), (tmp_path / "en" / "projects.md").read_text("utf-8"))
+    assert english.created == ["preferences.md", "projects.md", "environment.md"]
+    assert lib.tags == ["projects"] and [c.title for c in lib.chapters] == ["In progress", "Done"]
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_the_structure_panel_lists_the_largest_first_searches_and_offers_templates(qtbot, tmp_path, language):
+    from knit_desktop.ui.i18n import LanguageSwitcher
+    from knit_desktop.ui.memory_panel import MemoryPanel
+
+    switcher = LanguageSwitcher()
+    switcher.apply(language)
+    try:
+        memory = tmp_path / "memory"
+        store = MemoryStore(str(memory), data_dir=tmp_path / "data")
+        panel = MemoryPanel(store)
+        qtbot.addWidget(panel)
+        panel.show()
+        assert panel.empty.isVisible() and not panel.tree.isVisible()
+        suffix = "zh" if language == "zh_CN" else "en"
+        panel.grab().toImage().save(str(tmp_path / f"memory-empty-{suffix}.png"))
+        qtbot.mouseClick(panel.template_buttons["three"], Qt.MouseButton.LeftButton)
+        assert "01-偏好.md" in panel.result.text()
+        (memory / "big.md").write_text("# Big\n<!-- tags: notes -->\n\n## Pile\n" + "- a long line of notes\n" * 40,
+                                       encoding="utf-8")
+        panel.reload()
+        assert panel.tree.isVisible() and panel.tree.topLevelItem(0).text(1) == "big.md"  # the largest first
+        assert panel.tree.topLevelItemCount() == 4
+        pile = panel.tree.topLevelItem(0).child(0)
+        assert pile.text(0) == "Pile" and pile.text(1) == "4–44"
+        panel.search.setText("环境" if language == "zh_CN" else "pile")
+        visible = [panel.tree.topLevelItem(i).text(0) for i in range(4) if not panel.tree.topLevelItem(i).isHidden()]
+        assert visible == (["环境"] if language == "zh_CN" else ["Big"])
+        panel.search.clear()
+        image = panel.grab().toImage()
+        assert distinct_colours(image, step=3) > 5
+        image.save(str(tmp_path / f"memory-{suffix}.png"))
+        if os.environ.get("KNIT_UPDATE_SCREENSHOTS") == "1":
+            image.save(str(SCREENSHOTS / f"memory-{suffix}.png"))
+    finally:
+        switcher.clear()

@@ -20,6 +20,7 @@ from ..services.thumbnails import ThumbnailService
 from .i18n import LanguageSwitcher
 from .main_window import MainWindow, now_ms
 from .memory_notes import MemoryNotes
+from .memory_panel import MemoryPanel
 from .settings import Settings
 from .settings_dialog import SettingsDialog
 from .tray import TrayPeek
@@ -48,6 +49,7 @@ class KnitApp:
                                  images=self.thumbnails)
         self.window.setWindowIcon(app_icon())
         self.window.settingsRequested.connect(self.show_settings)
+        self.window.memoryRequested.connect(self.show_memory)
         self.window.quitRequested.connect(self.quit)
         self.settings.changed.connect(self._on_setting)
         self.tray: TrayPeek | None = None
@@ -60,6 +62,7 @@ class KnitApp:
         if messages is not None:
             self.ranking.set_messages(messages)
         self._dialog: SettingsDialog | None = None
+        self._memory_panel: MemoryPanel | None = None
 
     def _update_tray(self) -> None:
         wanted = self.settings.tray and TrayPeek.available()
@@ -113,6 +116,13 @@ class KnitApp:
         self._dialog.show()
         self._dialog.raise_()
 
+    def show_memory(self) -> None:
+        if self._memory_panel is None:
+            self._memory_panel = MemoryPanel(self.memory)
+        self._memory_panel.reload()
+        self._memory_panel.show()
+        self._memory_panel.raise_()
+
     def quit(self) -> None:
         self.window.close()
         QApplication.quit()
@@ -124,6 +134,8 @@ class KnitApp:
         self.ranking.stop()
         self.thumbnails.stop()
         self.notes.stop()
+        if self._memory_panel is not None:
+            self._memory_panel.close()
         self.language.clear()
 
 

@@ -43,6 +43,7 @@ def now_ms() -> int:
 class MainWindow(QMainWindow):
     quitRequested = Signal()
     settingsRequested = Signal()
+    memoryRequested = Signal()
     firstListShown = Signal()
 
     def __init__(self, ranking, settings: Settings, clock=now_ms, fixed_conversation: str = "",
@@ -143,9 +144,10 @@ class MainWindow(QMainWindow):
         self.action_dock_left = QAction(self, triggered=lambda: self.dock("left"))
         self.action_dock_right = QAction(self, triggered=lambda: self.dock("right"))
         self.action_settings = QAction(self, triggered=self.settingsRequested)
+        self.action_memory = QAction(self, triggered=self.memoryRequested)
         self.action_quit = QAction(self, triggered=self.quitRequested)
         for action in (self.action_refresh, None, self.action_top, self.action_dock_left, self.action_dock_right,
-                       None, self.action_settings, self.action_quit):
+                       None, self.action_memory, self.action_settings, self.action_quit):
             self.menu.addSeparator() if action is None else self.menu.addAction(action)
         self.addAction(self.action_refresh)
         self.menu_button.setMenu(self.menu)
@@ -557,6 +559,7 @@ class MainWindow(QMainWindow):
         self.action_dock_left.setText(self.tr("Dock to the left edge"))
         self.action_dock_right.setText(self.tr("Dock to the right edge"))
         self.action_settings.setText(self.tr("Settings…"))
+        self.action_memory.setText(self.tr("Memory…"))
         self.action_quit.setText(self.tr("Quit"))
         if not self.root:
             self.workspace_button.setText(self.tr("No workspace"))

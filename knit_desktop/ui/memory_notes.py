@@ -31,6 +31,8 @@ class MemoryNotes(QObject):
         self._watcher = QFileSystemWatcher(self)
         self._watcher.fileChanged.connect(lambda _p: self.refresh())
         self._watcher.directoryChanged.connect(lambda _p: self.refresh())
+        settings.changed.connect(lambda key: self.note.place() if key == "memory/note_position"
+                                 and settings.note_position is None and self.note.isVisible() else None)
         self._timer = QTimer(self, interval=POLL_MS)
         self._timer.timeout.connect(self.refresh)
 

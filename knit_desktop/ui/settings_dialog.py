@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .settings import LANGUAGES, Settings
+from .settings import LANGUAGES, NOTE_COLOURS, NOTE_SHAPES, NOTE_SIZES, Settings
 
 
 class SettingsDialog(QDialog):
@@ -53,8 +53,19 @@ class SettingsDialog(QDialog):
         self.tray.toggled.connect(lambda on: setattr(settings, "tray", on))
         self.usage = QCheckBox(checked=settings.show_usage)
         self.usage.toggled.connect(lambda on: setattr(settings, "show_usage", on))
+        self.memory_dir = QLineEdit(settings.memory_dir, objectName="MemoryDir")
+        self.memory_dir.editingFinished.connect(lambda: setattr(settings, "memory_dir", self.memory_dir.text().strip()))
+        self.note_shape = self._choice(NOTE_SHAPES, settings.note_shape, "note_shape")
+        self.note_colour = self._choice(tuple(NOTE_COLOURS), settings.note_colour, "note_colour")
+        self.note_size = self._choice(NOTE_SIZES, settings.note_size, "note_size")
+        self.reset_note = QPushButton(objectName="ResetNotePosition")
+        self.reset_note.clicked.connect(lambda: setattr(settings, "note_position", None))
+        look = QHBoxLayout()
+        for widget in (self.note_shape, self.note_colour, self.note_size, self.reset_note):
+            look.addWidget(widget)
 
         self.language_label, self.workspace_label, self.dsh_home_label = QLabel(), QLabel(), QLabel()
+        self.memory_label, self.look_label = QLabel(), QLabel()
         self.form = QFormLayout()
         self.form.addRow(self.language_label, self.language)
         self.form.addRow(self.workspace_label, self.follow)
@@ -63,12 +74,22 @@ class SettingsDialog(QDialog):
         self.form.addRow(self.dsh_home_label, self.dsh_home)
         for box in (self.on_top, self.tray, self.usage):
             self.form.addRow(None, box)
+        self.form.addRow(self.memory_label, self.memory_dir)
+        self.form.addRow(self.look_label, look)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.close)
         layout = QVBoxLayout(self)
         layout.addLayout(self.form)
         layout.addWidget(buttons)
         self.retranslate()
+
+    def _choice(self, values: tuple, current: str, name: str) -> QComboBox:
+        box = QComboBox(objectName=name)
+        for value in values:
+            box.addItem("", value)
+        box.setCurrentIndex(values.index(current))
+        box.currentIndexChanged.connect(lambda i: setattr(self.settings, name, values[i]))
+        return box
 
     def _choose_folder(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, self.tr("Choose the workspace folder"), self.folder.text())
@@ -101,4 +122,15 @@ class SettingsDialog(QDialog):
         self.on_top.setText(self.tr("Keep the window on top"))
         self.tray.setText(self.tr("Show the tray icon"))
         self.usage.setText(self.tr("Show usage (what the session read of the last pack)"))
+        self.memory_label.setText(self.tr("Memory folder"))
+        self.memory_dir.setPlaceholderText(self.tr("Default: <DSH home>/memory"))
+        self.look_label.setText(self.tr("Sticky notes"))
+        names = {"capsule": self.tr("Capsule"), "rounded": self.tr("Rounded"), "square": self.tr("Square"),
+                 "circle": self.tr("Circle"), "theme": self.tr("Follow the theme"), "sea": self.tr("Sea blue"),
+                 "mist": self.tr("Mist purple"), "moss": self.tr("Moss green"), "amber": self.tr("Amber"),
+                 "rose": self.tr("Rose"), "S": self.tr("Small"), "M": self.tr("Medium"), "L": self.tr("Large")}
+        for box in (self.note_shape, self.note_colour, self.note_size):
+            for i in range(box.count()):
+                box.setItemText(i, names[box.itemData(i)])
+        self.reset_note.setText(self.tr("Reset position"))
         self.folder.setEnabled(self.fixed.isChecked())

@@ -217,6 +217,10 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Memory…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Quit</source>
         <translation type="unfinished"></translation>
     </message>
@@ -251,6 +255,67 @@
             <numerusform>%n media</numerusform>
             <numerusform>%n media</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>MemoryPanel</name>
+    <message numerus="yes">
+        <source>%n entries</source>
+        <translation>
+            <numerusform>%n entry</numerusform>
+            <numerusform>%n entries</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Created: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Left alone (already there): %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Search libraries and chapters</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Library / chapter</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>File / lines</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tokens</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tags</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>🗂 No memory files yet in %1. Start from a template, or put Markdown files there yourself.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Three to start
+(preferences, projects, environment)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>All eight
+(+ software, network, commands, cleanup, fixes)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Three in English
+(Preferences, Projects, Environment)</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -420,6 +485,74 @@
     </message>
     <message>
         <source>Show usage (what the session read of the last pack)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Memory folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Default: &lt;DSH home&gt;/memory</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sticky notes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Capsule</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rounded</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Square</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Circle</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Follow the theme</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sea blue</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Mist purple</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Moss green</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Amber</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rose</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Small</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Medium</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Large</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reset position</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -213,6 +213,10 @@
         <translation>设置…</translation>
     </message>
     <message>
+        <source>Memory…</source>
+        <translation>记忆库…</translation>
+    </message>
+    <message>
         <source>Quit</source>
         <translation>退出</translation>
     </message>
@@ -245,6 +249,69 @@
         <translation>
             <numerusform>%n 个媒体</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>MemoryPanel</name>
+    <message numerus="yes">
+        <source>%n entries</source>
+        <translation>
+            <numerusform>%n 条</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Created: %1</source>
+        <translation>已创建：%1</translation>
+    </message>
+    <message>
+        <source>Left alone (already there): %1</source>
+        <translation>未改动（已存在）：%1</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>记忆库</translation>
+    </message>
+    <message>
+        <source>Search libraries and chapters</source>
+        <translation>按库名 / 章节名筛选</translation>
+    </message>
+    <message>
+        <source>Library / chapter</source>
+        <translation>库 / 章节</translation>
+    </message>
+    <message>
+        <source>File / lines</source>
+        <translation>文件 / 行号</translation>
+    </message>
+    <message>
+        <source>Tokens</source>
+        <translation>估算 token</translation>
+    </message>
+    <message>
+        <source>Tags</source>
+        <translation>标签</translation>
+    </message>
+    <message>
+        <source>🗂 No memory files yet in %1. Start from a template, or put Markdown files there yourself.</source>
+        <translation>🗂 %1 里还没有找到任何记忆库。可以一键生成一套起手模板，也可以自己放 Markdown 文件进来。</translation>
+    </message>
+    <message>
+        <source>Three to start
+(preferences, projects, environment)</source>
+        <translation>三本起手
+偏好 / 项目 / 环境</translation>
+    </message>
+    <message>
+        <source>All eight
+(+ software, network, commands, cleanup, fixes)</source>
+        <translation>全部八本
+再加软件 / 网络 / 命令 / 清理 / 排障</translation>
+    </message>
+    <message>
+        <source>Three in English
+(Preferences, Projects, Environment)</source>
+        <translation>英文三本
+Preferences / Projects / Environment</translation>
     </message>
 </context>
 <context>
@@ -412,6 +479,74 @@
     <message>
         <source>Show usage (what the session read of the last pack)</source>
         <translation>显示使用情况（会话读了上一个上下文包中的哪些文档）</translation>
+    </message>
+    <message>
+        <source>Memory folder</source>
+        <translation>记忆库目录</translation>
+    </message>
+    <message>
+        <source>Default: &lt;DSH home&gt;/memory</source>
+        <translation>默认：&lt;DSH 主目录&gt;/memory</translation>
+    </message>
+    <message>
+        <source>Sticky notes</source>
+        <translation>便利贴</translation>
+    </message>
+    <message>
+        <source>Capsule</source>
+        <translation>胶囊</translation>
+    </message>
+    <message>
+        <source>Rounded</source>
+        <translation>圆角</translation>
+    </message>
+    <message>
+        <source>Square</source>
+        <translation>方形</translation>
+    </message>
+    <message>
+        <source>Circle</source>
+        <translation>圆形</translation>
+    </message>
+    <message>
+        <source>Follow the theme</source>
+        <translation>跟随主题</translation>
+    </message>
+    <message>
+        <source>Sea blue</source>
+        <translation>海蓝</translation>
+    </message>
+    <message>
+        <source>Mist purple</source>
+        <translation>雾紫</translation>
+    </message>
+    <message>
+        <source>Moss green</source>
+        <translation>苔绿</translation>
+    </message>
+    <message>
+        <source>Amber</source>
+        <translation>琥珀</translation>
+    </message>
+    <message>
+        <source>Rose</source>
+        <translation>玫红</translation>
+    </message>
+    <message>
+        <source>Small</source>
+        <translation>小</translation>
+    </message>
+    <message>
+        <source>Medium</source>
+        <translation>中</translation>
+    </message>
+    <message>
+        <source>Large</source>
+        <translation>大</translation>
+    </message>
+    <message>
+        <source>Reset position</source>
+        <translation>复位到右下角</translation>
     </message>
 </context>
 <context>
