@@ -206,3 +206,16 @@ def test_a_damaged_queue_is_set_aside_not_lost(tmp_path):
     assert [p.name for p in tmp_path.glob("proposals.damaged-*.json")]
     with pytest.raises(ValueError):
         clean_proposal("   ")
+
+
+def test_the_tag_table_names_libraries(tmp_path, monkeypatch):
+    from knit_desktop.core.memory.store import MemoryStore
+
+    home = tmp_path / "knit-home"
+    monkeypatch.setenv("KNIT_DESKTOP_HOME", str(home))
+    home.mkdir()
+    (home / "memory-labels.json").write_text('{"04b-card": "卡牌游戏项目", "bad": 3}', encoding="utf-8")
+    write(tmp_path / "memory" / "04b-card.md", "## 规则\n- 回合制\n")
+    write(tmp_path / "memory" / "05-other.md", "# Other things\n")
+    names = {lib.stem: lib.name for lib in MemoryStore(str(tmp_path / "memory")).libraries()}
+    assert names == {"04b-card": "卡牌游戏项目", "05-other": "Other things"}

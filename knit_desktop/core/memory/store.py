@@ -6,16 +6,27 @@ is, where proposals wait and how a write happens.
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..dsh_sessions import dsh_home
-from ..paths import data_home
+from ..paths import config_home, data_home
 from .library import Library, MemoryIndex
 from .proposals import Proposal, ProposalQueue, clean_proposal
 from .search import DEFAULT_BUDGET, DEFAULT_HITS, Hit, render_hits, search
 from .write import append_entry, fingerprint
+
+
+def load_names(path: Path) -> dict[str, str]:
+    """The optional tag table of friendly names, {"04b-card-game": "卡牌游戏项目", …} keyed by file stem; like the
+    seed's labels.local.json it lives with Knit's settings, not in the memory directory."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {str(k): str(v) for k, v in data.items() if isinstance(v, str)} if isinstance(data, dict) else {}
 
 
 def default_memory_dir(dsh_home_dir: str | None = None) -> str:
@@ -34,7 +45,7 @@ class MemoryStore:
                  data_dir: Path | None = None) -> None:
         self.memory_dir = memory_dir or default_memory_dir(dsh_home_dir)
         self.data_dir = data_dir or data_home()
-        self.index = MemoryIndex(self.memory_dir)
+        self.index = MemoryIndex(self.memory_dir, load_names(config_home() / "memory-labels.json"))
         self.queue = ProposalQueue(self.data_dir / "memory-proposals.json")
         self.backups = self.data_dir / "memory-backups"
 
