@@ -57,10 +57,27 @@ def test_remember_writes_the_edited_entry_in_the_chapter_format_and_shows_the_ne
     qtbot.mouseClick(note.remember_button, Qt.MouseButton.LeftButton)
     text = (tmp_path / "memory" / "preferences.md").read_text(encoding="utf-8")
     assert "- 默认用 deepseek-chat\n- 默认模型不用 agentrouter\n" in text
-    assert note.text.toPlainText() == "编辑器字体 14 号"  # the next proposal
-    qtbot.mouseClick(note.remember_button, Qt.MouseButton.LeftButton)
+    assert not note.isVisible()
+    note = notes.note
+    assert note.text.toPlainText() == "编辑器字体 14 号" and note.count.text() == ""  # the next one, now alone
+    qtbot.mouseClick(note.remember_button, Qt.MouseButton.LeftButton)  # same file: no false conflict
     assert (tmp_path / "memory" / "preferences.md").read_text(encoding="utf-8").endswith("1. vim 键位\n2. 编辑器字体 14 号\n")
-    assert not note.isVisible() and notes.store.queue.pending() == []
+    assert not notes.note.isVisible() and notes.store.queue.pending() == []
+
+
+def test_pending_proposals_stack_one_window_each_with_their_count(qtbot, notes, settings):
+    settings.note_position = (400, 300)
+    for text in ("one", "two", "three"):
+        notes.store.propose(text, "preferences.md", "编辑器")
+    notes.start()
+    qtbot.waitUntil(lambda: len(notes.notes) == 3 and all(n.isVisible() for n in notes.notes.values()), timeout=3000)
+    front, second, third = notes.notes.values()
+    assert [n.text.toPlainText() for n in (front, second, third)] == ["one", "two", "three"]
+    assert [n.count.text() for n in (front, second, third)] == ["1 / 3", "2 / 3", "3 / 3"]
+    assert front.pos() == QPoint(400, 300) and second.pos() == QPoint(390, 290) and third.pos() == QPoint(380, 280)
+    qtbot.mouseClick(second.dismiss_button, Qt.MouseButton.LeftButton)  # any note of the stack can be answered
+    assert [n.text.toPlainText() for n in notes.notes.values()] == ["one", "three"]
+    assert notes.note.count.text() == "1 / 2"
 
 
 def test_dismiss_writes_nothing(qtbot, notes, tmp_path):

@@ -46,6 +46,7 @@ class StickyNote(QFrame):
         self.proposal = None
         self._drag_from: QPoint | None = None
         self.moved_by_hand = False  # the fallback drag was used (the platform had no system move)
+        self.is_top = True  # the stack's front note: where it is left is where the stack goes
 
         self.title = QLabel(objectName="NoteTitle")
         self.count = QLabel(objectName="NoteCount")
@@ -126,13 +127,13 @@ class StickyNote(QFrame):
 
     # --- placement -----------------------------------------------------------------------------------
 
-    def place(self) -> None:
-        """Where it was left, or the bottom-right corner; always inside the screen."""
+    def place(self, offset: QPoint | None = None) -> None:
+        """Where the stack was left (or the bottom-right corner), shifted by `offset`; always inside the screen."""
         screen = self.screen() or QGuiApplication.primaryScreen()
         area = screen.availableGeometry()
         saved = self.settings.note_position
         start = QPoint(*saved) if saved else QPoint(area.right() - self.width() - 24, area.bottom() - self.height() - 24)
-        self.move(clamp_to(area, start, self.size()))
+        self.move(clamp_to(area, start + (offset or QPoint(0, 0)), self.size()))
 
     def reset_position(self) -> None:
         self.settings.note_position = None
@@ -161,12 +162,14 @@ class StickyNote(QFrame):
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:
         if self._drag_from is not None:
             self._drag_from = None
-            self.settings.note_position = (self.x(), self.y())
+            if self.is_top:
+                self.settings.note_position = (self.x(), self.y())
         super().mouseReleaseEvent(event)
 
     def moveEvent(self, event) -> None:
         super().moveEvent(event)
-        if self.isVisible() and self._drag_from is None and self.settings.note_position != (self.x(), self.y()):
+        if (self.is_top and self.isVisible() and self._drag_from is None
+                and self.settings.note_position != (self.x(), self.y())):
             self.settings.note_position = (self.x(), self.y())
 
     def eventFilter(self, watched, event) -> bool:
