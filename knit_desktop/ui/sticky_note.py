@@ -6,8 +6,8 @@ platform offers one, else by following the mouse), kept inside the screen, and r
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QPoint, QRect, Qt, Signal
-from PySide6.QtGui import QColor, QGuiApplication, QMouseEvent, QPalette
+from PySide6.QtCore import QEvent, QPoint, QRect, QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QGuiApplication, QMouseEvent, QPainter, QPalette, QPen
 from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
@@ -197,12 +197,20 @@ class StickyNote(QFrame):
         if colour:
             tint.setAlpha(235)
         text = "#ffffff" if colour else self.palette().color(QPalette.ColorRole.WindowText).name()
-        radius = min(RADII[self.settings.note_shape], height // 2)
-        self.setStyleSheet(
-            f"QFrame#StickyNote {{ background: {tint.name(QColor.NameFormat.HexArgb)}; border-radius: {radius}px;"
-            f" border: 1px solid {base.darker(130).name()}; }}"
-            f" QFrame#StickyNote QLabel {{ color: {text}; }}"
-        )
+        self._background, self._border = tint, base.darker(130)
+        self._radius = min(RADII[self.settings.note_shape], height // 2)
+        self.setStyleSheet(f"QFrame#StickyNote QLabel {{ color: {text}; }}")
+        self.update()
+
+    def paintEvent(self, event) -> None:
+        # Painted here rather than by a style sheet: the window is translucent so the shape's corners show
+        # what is behind, and a translucent window's style-sheet background is not drawn.
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setPen(QPen(self._border, 1))
+        painter.setBrush(self._background)
+        painter.drawRoundedRect(QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5), self._radius, self._radius)
+        painter.end()
 
     # --- words ---------------------------------------------------------------------------------------
 
