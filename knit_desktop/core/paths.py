@@ -11,46 +11,35 @@ from pathlib import Path
 APP_DIR = "knit-desktop"
 
 
-def app_home() -> Path:
+def _user_dir(windows: tuple[str, str], macos: str, xdg: tuple[str, str]) -> Path:
+    """Knit's folder of one kind on this platform: (env var, fallback under the home folder) on Windows and
+    freedesktop systems, a folder under ~/Library on macOS. KNIT_DESKTOP_HOME replaces them all."""
     override = os.environ.get("KNIT_DESKTOP_HOME")
     if override:
         return Path(override)
     if sys.platform == "win32":
-        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
+        env, fallback = windows
     elif sys.platform == "darwin":
-        base = Path.home() / "Library" / "Caches"
+        return Path.home() / "Library" / macos / APP_DIR
     else:
-        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / APP_DIR
+        env, fallback = xdg
+    return Path(os.environ.get(env) or Path.home() / fallback) / APP_DIR
+
+
+def app_home() -> Path:
+    """The cache: indexes, thumbnails, the demo copy. Always safe to delete."""
+    return _user_dir(("LOCALAPPDATA", "AppData/Local"), "Caches", ("XDG_CACHE_HOME", ".cache"))
 
 
 def config_home() -> Path:
     """Where preferences live: not the cache, so clearing the cache never loses them."""
-    override = os.environ.get("KNIT_DESKTOP_HOME")
-    if override:
-        return Path(override)
-    if sys.platform == "win32":
-        base = Path(os.environ.get("APPDATA") or Path.home() / "AppData" / "Roaming")
-    elif sys.platform == "darwin":
-        base = Path.home() / "Library" / "Application Support"
-    else:
-        base = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
-    return base / APP_DIR
+    return _user_dir(("APPDATA", "AppData/Roaming"), "Application Support", ("XDG_CONFIG_HOME", ".config"))
 
 
 def data_home() -> Path:
     """Where Knit keeps what it must not lose but the user does not edit: pending memory proposals, backups of
     memory files taken before a confirmed write."""
-    override = os.environ.get("KNIT_DESKTOP_HOME")
-    if override:
-        return Path(override)
-    if sys.platform == "win32":
-        base = Path(os.environ.get("APPDATA") or Path.home() / "AppData" / "Roaming")
-    elif sys.platform == "darwin":
-        base = Path.home() / "Library" / "Application Support"
-    else:
-        base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
-    return base / APP_DIR
+    return _user_dir(("APPDATA", "AppData/Roaming"), "Application Support", ("XDG_DATA_HOME", ".local/share"))
 
 
 def index_db_path(real_root: str) -> Path:
