@@ -211,3 +211,21 @@ def test_screenshots_of_the_grid_and_the_video_player(qtbot, tmp_path, monkeypat
         if os.environ.get("KNIT_UPDATE_SCREENSHOTS") == "1":
             SCREENSHOTS.mkdir(parents=True, exist_ok=True)
             image.save(str(SCREENSHOTS / f"{name}-{suffix}.png"))
+
+
+def test_an_edited_image_gets_a_new_thumbnail_in_the_open_grid(qtbot, open_app, gallery):
+    knit = open_app(gallery, "media")
+    model = knit.window.grid_model
+    all_thumbnails_in(qtbot, model)
+    path = gallery / "shots" / "screen-00.png"
+    old = model.thumbnail(model.row_of("shots/screen-00.png")).image.pixelColor(10, 10).name()
+    make_png(path, 320, 200, "#000000")  # saved over: a new version, seen by the watcher
+    stamp = (wall_ms() + 1000) * 1_000_000
+    os.utime(path, ns=(stamp, stamp))
+
+    def redrawn() -> bool:
+        thumb = model.thumbnail(model.row_of("shots/screen-00.png"))
+        return thumb is not None and thumb.image is not None and thumb.image.pixelColor(10, 10).name() == "#000000"
+
+    qtbot.waitUntil(redrawn, timeout=15_000)
+    assert old != "#000000"

@@ -235,7 +235,7 @@ class ThumbnailService(QObject):
         self._worker.ready.connect(self._on_ready)
         self._worker.videoNeeded.connect(self._queue_video)
         self._thread.finished.connect(self._worker.deleteLater)
-        self._asked: set[tuple[str, str]] = set()
+        self._asked: set[tuple[str, str, int]] = set()
         self._videos: deque[tuple[str, str, str]] = deque()
         self._probes: list[_VideoProbe] = []
         self.probed = 0
@@ -244,23 +244,18 @@ class ThumbnailService(QObject):
 
     # --- requests ------------------------------------------------------------------------------------
 
-    def request(self, root: str, items: list[tuple[str, str]]) -> None:
-        """Ask for thumbnails of (rel, kind) pairs; each is answered once per root (call `forget` to ask again)."""
+    def request(self, root: str, items: list[tuple]) -> None:
+        """Ask for thumbnails of (rel, kind) or (rel, kind, mtime_ms) items. Each file version is asked for once:
+        an edited file (a new mtime) is asked for again, and the cache decides whether it needs decoding."""
         if root != self._root:
             self._root = root
             self._videos.clear()
-        for rel, kind in items:
-            if (root, rel) in self._asked:
+        for rel, kind, *version in items:
+            key = (root, rel, version[0] if version else 0)
+            if key in self._asked:
                 continue
-            self._asked.add((root, rel))
+            self._asked.add(key)
             self._load.emit(root, rel, kind)
-
-    def forget(self, rel: str | None = None) -> None:
-        """Ask again next time (a file changed); without `rel`, for every file."""
-        if rel is None:
-            self._asked.clear()
-        else:
-            self._asked = {pair for pair in self._asked if pair[1] != rel}
 
     def load_image(self, path: str, edge: int = 4096) -> int:
         """Decode an image for viewing off the GUI thread; the answer comes on `imageLoaded` with this token."""

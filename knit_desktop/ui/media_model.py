@@ -56,12 +56,13 @@ class MediaGridModel(QAbstractListModel):
         item = self.items[row]
         return self._thumbs.get((item["rel"], item["mtime_ms"]))
 
-    def missing(self, rows: range) -> list[tuple[str, str]]:
-        """(rel, kind) of the rows in `rows` that have no thumbnail yet."""
+    def missing(self, rows: range) -> list[tuple[str, str, int]]:
+        """(rel, kind, mtime_ms) of the rows in `rows` that have no thumbnail for their current version yet."""
         out = []
         for row in rows:
             if 0 <= row < len(self.items) and self.thumbnail(row) is None:
-                out.append((self.items[row]["rel"], self.items[row]["kind"]))
+                item = self.items[row]
+                out.append((item["rel"], item["kind"], item["mtime_ms"]))
         return out
 
     def row_of(self, rel: str) -> int:
