@@ -429,9 +429,9 @@ def cmd_memory(args: argparse.Namespace) -> int:
     if args.query:
         hits, text = store.search(args.query, args.hits, args.budget)
         if args.json:
-            _print_json({"text": text, "hits": [
-                {"location": h.location, "library": h.library.name, "chapter": h.chapter.title,
-                 "start_line": h.start, "end_line": h.end} for h in hits]})
+            from .core.memory.search import hits_payload
+
+            _print_json(hits_payload(hits, text))
         else:
             print(text or f"No memory matches “{args.query}”.")
         return EXIT_OK

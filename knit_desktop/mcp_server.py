@@ -22,6 +22,7 @@ from mcp.server.stdio import stdio_server
 from . import __version__
 from .core.dsh_sessions import dsh_home
 from .core.knit_docs import DEFAULT_LIMIT, DESCRIPTION, MAX_LIMIT, KnitDocs, ToolError
+from .core.memory.search import hits_payload
 
 SERVER_NAME = "knit"
 
@@ -153,9 +154,7 @@ def _memory_call(store, name: str, raw: dict | None) -> tuple[str, dict]:
         limit = args.get("limit", 3)
         limit = min(10, max(1, int(limit))) if isinstance(limit, int | float) and limit == limit else 3
         hits, text = store.search(query[:2000], limit)
-        return text or "No memory entry matches.", {"text": text, "hits": [
-            {"location": h.location, "library": h.library.name, "chapter": h.chapter.title,
-             "start_line": h.start, "end_line": h.end} for h in hits]}
+        return text or "No memory entry matches.", hits_payload(hits, text)
     fields = {k: args.get(k, "") for k in ("text", "target", "chapter", "kind")}
     if not all(isinstance(v, str) for v in fields.values()):
         raise ToolError("memory_propose: text, target, chapter and kind must be strings")

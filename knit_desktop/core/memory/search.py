@@ -168,6 +168,12 @@ def _best_entry(q: set[str], chapter: Chapter) -> Entry | None:
     return best if coverage(q, units(best.text)) > 0 or len(chapter.entries) == 1 else None
 
 
+def hits_payload(hits: list[Hit], text: str) -> dict:
+    """The JSON answer the command line and the MCP tool share: the rendered text and each hit's place."""
+    return {"text": text, "hits": [{"location": h.location, "library": h.library.name, "chapter": h.chapter.title,
+                                    "start_line": h.start, "end_line": h.end} for h in hits]}
+
+
 def render_hits(hits: list[Hit], budget: int = DEFAULT_BUDGET) -> str:
     """One line per hit, `file:start-end  Library › Chapter — text`, within `budget` characters in all."""
     lines: list[str] = []
