@@ -87,7 +87,7 @@ class AllView(QScrollArea):
         self.media_title.setVisible(self.media_model.rowCount() > 0)
         self.grid.setVisible(self.media_model.rowCount() > 0)
         self.empty.setVisible(rows == 0 and self.media_model.rowCount() == 0)
-        self.grid._relayout()
+        self.grid.relayout()
         self.retranslate()
 
     def shown(self) -> int:
@@ -142,12 +142,12 @@ class AllView(QScrollArea):
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
-        self.grid._relayout()
+        self.grid.relayout()
         self.grid.ask_visible_now()
 
     def scrollContentsBy(self, dx: int, dy: int) -> None:
         super().scrollContentsBy(dx, dy)
-        self.grid._want.start()
+        self.grid.ask_visible_soon()
 
     # --- words ---------------------------------------------------------------------------------------
 

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QKeyEvent, QPainter, QPalette
-from PySide6.QtWidgets import QAbstractItemView, QListView
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
+from PySide6.QtWidgets import QListView
 
 from ..core.media_layout import GAP, GRID_PADDING, grid_geometry, grid_step
-from .document_model import RelRole
-from .document_view import UserCursorMixin
+from .item_view import ItemView
 from .media_delegate import MediaDelegate
 from .media_model import MediaGridModel
 
@@ -17,45 +15,32 @@ KEYS = {Qt.Key.Key_Left: "left", Qt.Key.Key_Right: "right", Qt.Key.Key_Up: "up",
 AHEAD_ROWS = 2  # thumbnails asked for beyond the visible rows, so scrolling finds them ready
 
 
-class MediaGridView(UserCursorMixin, QListView):
-    activatedRel = Signal(str)
-    toggleRequested = Signal()
-    openWindowRequested = Signal(str)
-    thumbnailsWanted = Signal(list)  # [(rel, kind)] of visible cells without a thumbnail
+class MediaGridView(ItemView):
+    thumbnailsWanted = Signal(list)  # [(rel, kind, mtime_ms)] of visible cells without a thumbnail
     leaveTop = Signal()  # ↑ on the first row (the All view moves focus to the documents above)
 
     def __init__(self, model: MediaGridModel, parent=None, scrolls: bool = True) -> None:
-        super().__init__(parent)
+        super().__init__(model, parent)
         self.setObjectName("MediaGrid")
-        self._model = model
-        self.setModel(model)
         self.delegate = MediaDelegate(model, self)
         self.setItemDelegate(self.delegate)
         self.setViewMode(QListView.ViewMode.IconMode)
         self.setMovement(QListView.Movement.Static)
-        self.setResizeMode(QListView.ResizeMode.Adjust)
         self.setWrapping(True)
         self.setUniformItemSizes(True)
         self.setSpacing(0)
-        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         if not scrolls:  # inside the All view the page scrolls, not the grid
             self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.scrolls = scrolls
-        self.setMouseTracking(True)
-        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         # The reference's list and grid padding (16 + 24 px) is what grid_geometry takes off the width; the cells'
         # 10 px gaps sit inside their grid squares, so the margins here only need to balance the scroll bar.
         self.setViewportMargins(GRID_PADDING // 3, GRID_PADDING // 3, 0, GRID_PADDING // 3)
-        self.empty_text = ""
         self._want = QTimer(self, singleShot=True, interval=30)  # coalesce scrolls and resizes
         self._want.timeout.connect(self._ask_visible)
         self.verticalScrollBar().valueChanged.connect(lambda _v: self._want.start())
-        model.modelReset.connect(self._relayout)
+        model.modelReset.connect(self.relayout)
         model.modelReset.connect(self._want.start)
-        self.doubleClicked.connect(lambda index: self.openWindowRequested.emit(index.data(RelRole) or ""))
-        self._relayout()
+        self.relayout()
 
     # --- geometry ------------------------------------------------------------------------------------
 
@@ -63,7 +48,7 @@ class MediaGridView(UserCursorMixin, QListView):
     def columns(self) -> int:
         return self.delegate.geometry.columns
 
-    def _relayout(self) -> None:
+    def relayout(self) -> None:
         geometry = grid_geometry(self.width())
         self.delegate.geometry = geometry
         self.setGridSize(QSize(geometry.pitch, geometry.pitch))
@@ -80,7 +65,7 @@ class MediaGridView(UserCursorMixin, QListView):
         old = self.delegate.geometry
         super().resizeEvent(event)
         if grid_geometry(self.width()) != old:
-            self._relayout()
+            self.relayout()
         self._want.start()
 
     # --- thumbnails for what is on screen -----------------------------------------------------------
@@ -109,55 +94,19 @@ class MediaGridView(UserCursorMixin, QListView):
     def ask_visible_now(self) -> None:
         self._ask_visible()
 
+    def ask_visible_soon(self) -> None:
+        """After a scroll or resize: once things settle, ask for what became visible."""
+        self._want.start()
+
     # --- selection and keys --------------------------------------------------------------------------
 
-    def current_rel(self) -> str:
-        index = self.currentIndex()
-        return index.data(RelRole) if index.isValid() else ""
-
-    def select_rel(self, rel: str) -> bool:
-        row = self._model.row_of(rel)
-        if row < 0:
+    def move_cursor(self, key: Qt.Key) -> bool:
+        if key not in KEYS:
             return False
-        self.setCurrentIndex(self._model.index(row))
+        current = self.currentIndex().row() if self.currentIndex().isValid() else -1
+        if key == Qt.Key.Key_Up and 0 <= current < self.columns:
+            self.leaveTop.emit()
+        target = grid_step(current, KEYS[key], self.columns, self._model.rowCount())
+        if target >= 0:
+            self.setCurrentIndex(self._model.index(target))
         return True
-
-    def select_first(self) -> None:
-        if self._model.rowCount():
-            self.setCurrentIndex(self._model.index(0))
-
-    def currentChanged(self, current: QModelIndex, previous: QModelIndex) -> None:
-        super().currentChanged(current, previous)
-        rel = current.data(RelRole) if current.isValid() else ""
-        if rel and not self.focusing:
-            self.scrollTo(current)
-            self.activatedRel.emit(rel)
-
-    def keyPressEvent(self, event: QKeyEvent) -> None:
-        key = event.key()
-        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
-            if not self.currentIndex().isValid():
-                self.select_first()
-            self.toggleRequested.emit()
-            return
-        if key in KEYS:
-            current = self.currentIndex().row() if self.currentIndex().isValid() else -1
-            if key == Qt.Key.Key_Up and 0 <= current < self.columns:
-                self.leaveTop.emit()
-            target = grid_step(current, KEYS[key], self.columns, self._model.rowCount())
-            if target >= 0:
-                self.setCurrentIndex(self._model.index(target))
-            return
-        super().keyPressEvent(event)
-
-    def paintEvent(self, event) -> None:
-        super().paintEvent(event)
-        if self._model.rowCount() == 0 and self.empty_text:
-            painter = QPainter(self.viewport())
-            color = self.palette().color(QPalette.ColorRole.Text)
-            color.setAlphaF(0.6)
-            painter.setPen(color)
-            painter.drawText(self.viewport().rect().adjusted(16, 16, -16, -16),
-                             Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop | Qt.TextFlag.TextWordWrap,
-                             self.empty_text)
-            painter.end()

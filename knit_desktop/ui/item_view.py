@@ -1,0 +1,100 @@
+"""What the document list and the media grid share: the cursor only the user moves (moving it previews), Enter
+toggling the preview, double-click opening a larger window, selection by path, an empty state painted in place."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtGui import QKeyEvent, QPainter, QPalette
+from PySide6.QtWidgets import QAbstractItemView, QListView
+
+from .document_model import RelRole
+
+
+class ItemView(QListView):
+    activatedRel = Signal(str)  # the current item changed (preview it)
+    toggleRequested = Signal()  # Enter: open or close the preview
+    openWindowRequested = Signal(str)  # double-click: a larger preview window
+
+    def __init__(self, model, parent=None) -> None:
+        super().__init__(parent)
+        self._model = model
+        self.setModel(model)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setResizeMode(QListView.ResizeMode.Adjust)
+        self.setMouseTracking(True)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.empty_text = ""
+        self.focusing = False  # True while Qt's own focus handling moves the cursor (currentChanged ignores it)
+        self.doubleClicked.connect(lambda index: self.openWindowRequested.emit(index.data(RelRole) or ""))
+
+    # --- selection -----------------------------------------------------------------------------------
+
+    def selectable_rows(self) -> list[int]:
+        return list(range(self._model.rowCount()))
+
+    def current_rel(self) -> str:
+        index = self.currentIndex()
+        return index.data(RelRole) if index.isValid() else ""
+
+    def select_rel(self, rel: str) -> bool:
+        row = self._model.row_of(rel)
+        if row < 0:
+            return False
+        self.setCurrentIndex(self._model.index(row))
+        return True
+
+    def select_first(self) -> None:
+        rows = self.selectable_rows()
+        if rows:
+            self.setCurrentIndex(self._model.index(rows[0]))
+
+    def focusInEvent(self, event) -> None:
+        # Qt puts the cursor on the first item when a view gains focus; here only the user moves it, because
+        # moving it opens a preview.
+        had_cursor = self.currentIndex().isValid()
+        self.focusing = True
+        try:
+            super().focusInEvent(event)
+            if not had_cursor and self.currentIndex().isValid():
+                self.selectionModel().clearCurrentIndex()
+        finally:
+            self.focusing = False
+
+    def currentChanged(self, current: QModelIndex, previous: QModelIndex) -> None:
+        super().currentChanged(current, previous)
+        rel = current.data(RelRole) if current.isValid() else ""
+        if rel and not self.focusing:
+            self.scrollTo(current)
+            self.activatedRel.emit(rel)
+
+    # --- keys ----------------------------------------------------------------------------------------
+
+    def move_cursor(self, key: Qt.Key) -> bool:
+        """Subclasses move the cursor for their arrow keys; True when the key was theirs."""
+        return False
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            if not self.currentIndex().isValid():
+                self.select_first()
+            self.toggleRequested.emit()
+            return
+        if self.move_cursor(event.key()):
+            return
+        super().keyPressEvent(event)
+
+    # --- empty state ---------------------------------------------------------------------------------
+
+    def paintEvent(self, event) -> None:
+        super().paintEvent(event)
+        if self._model.rowCount() == 0 and self.empty_text:
+            painter = QPainter(self.viewport())
+            color = self.palette().color(QPalette.ColorRole.Text)
+            color.setAlphaF(0.6)
+            painter.setPen(color)
+            painter.drawText(self.viewport().rect().adjusted(16, 16, -16, -16),
+                             Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop | Qt.TextFlag.TextWordWrap,
+                             self.empty_text)
+            painter.end()  # before the backing store flushes, whatever holds on to this frame
