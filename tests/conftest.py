@@ -76,3 +76,13 @@ def make_workspace(tmp_path):
         return root
 
     return build
+
+
+@pytest.fixture
+def settings(tmp_path):
+    """The window's settings in a temp file, in English (tests that want Chinese switch it)."""
+    from knit_desktop.ui.settings import Settings
+
+    value = Settings(str(tmp_path / "settings.ini"))
+    value.language = "en"
+    return value

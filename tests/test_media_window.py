@@ -13,17 +13,9 @@ from knit_desktop.core.conversation import Message
 from knit_desktop.ui.app import KnitApp
 from knit_desktop.ui.media_model import MediaGridModel
 from knit_desktop.ui.media_view import MediaGridView
-from knit_desktop.ui.settings import Settings
 
 from .media_fixtures import copy_video, make_png, truncated_video
 from .test_window import SCREENSHOTS, distinct_colours, wall_ms
-
-
-@pytest.fixture
-def settings(tmp_path) -> Settings:
-    value = Settings(str(tmp_path / "settings.ini"))
-    value.language = "en"
-    return value
 
 
 @pytest.fixture

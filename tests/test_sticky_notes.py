@@ -9,19 +9,11 @@ from PySide6.QtCore import QPoint, QRect, QSize, Qt
 
 from knit_desktop.core.memory.store import MemoryStore
 from knit_desktop.ui.memory_notes import MemoryNotes
-from knit_desktop.ui.settings import Settings
 from knit_desktop.ui.sticky_note import clamp_to
 
 from .test_window import SCREENSHOTS, distinct_colours
 
 PREFS = "# 偏好\n\n## AI 工具和渠道\n<!-- 标签: 模型, 工具 -->\n- 默认用 deepseek-chat\n\n## 编辑器\n1. vim 键位\n"
-
-
-@pytest.fixture
-def settings(tmp_path) -> Settings:
-    value = Settings(str(tmp_path / "settings.ini"))
-    value.language = "en"
-    return value
 
 
 @pytest.fixture

@@ -37,13 +37,6 @@ def demo_ws(tmp_path) -> Path:
 
 
 @pytest.fixture
-def settings(tmp_path) -> Settings:
-    value = Settings(str(tmp_path / "settings.ini"))
-    value.language = "en"
-    return value
-
-
-@pytest.fixture
 def open_app(qtbot, tmp_path, demo_ws, settings):
     """Open the window on the demo workspace and conversation; every app opened is closed at the end."""
     opened: list[KnitApp] = []
