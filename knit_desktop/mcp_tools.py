@@ -1,0 +1,131 @@
+"""The agent tools' definitions: names, descriptions, input and output schemas, annotations.
+
+Kept apart from the server so the schemas can be checked on their own (DSH's `assertSupportedJsonSchema` drops an
+output schema it does not accept) and printed without starting a server.
+"""
+
+from __future__ import annotations
+
+import mcp_types as types
+
+from .core.knit_docs import DEFAULT_LIMIT, DESCRIPTION, MAX_LIMIT
+
+
+def _closed(properties: dict, required: list[str]) -> dict:
+    return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
+
+
+_STR = {"type": "string"}
+_INT = {"type": "integer"}
+_STRS = {"type": "array", "items": _STR}
+
+MATCH_SCHEMA = _closed(
+    {
+        "start_line": _INT,
+        "end_line": _INT,
+        "page": _INT,
+        "start_offset": _INT,
+        "end_offset": _INT,
+        "terms": _STRS,
+        "snippet": _STR,
+    },
+    ["start_line", "end_line", "start_offset", "end_offset", "terms", "snippet"],
+)
+RELATION_SCHEMA = _closed(
+    {"type": _STR, "dir": {"enum": ["in", "out"]}, "other": _STR, "line": _INT}, ["type", "dir", "other"]
+)
+ITEM_SCHEMA = _closed(
+    {
+        "rel": _STR,
+        "title": _STR,
+        "summary": _STR,
+        "mtime_ms": _INT,
+        "kind": {"enum": ["md", "txt", "pdf"]},
+        "source": {"enum": ["impl", "test", "config", "design", "doc"]},
+        "reason": _closed({"code": _STR, "terms": _STRS, "fields": _INT, "term": _STR}, ["code", "terms", "fields", "term"]),
+        "provenance": {"enum": ["retrieval", "relation", "manual"]},
+        "relations": {"type": "array", "items": RELATION_SCHEMA},
+        "relations_total": _INT,
+        "snippet": _STR,
+        "matches": {"type": "array", "items": MATCH_SCHEMA},
+    },
+    ["rel", "title", "summary", "mtime_ms", "kind", "source", "reason", "provenance"],
+)
+RECENT_SCHEMA = _closed({"rel": _STR, "title": _STR, "summary": _STR, "mtime_ms": _INT}, ["rel", "title", "summary", "mtime_ms"])
+KNIT_DOCS_OUTPUT = _closed(
+    {
+        "mode": {"enum": ["relevance", "time"]},
+        "topic": _STR,
+        "task": _STR,
+        "total": _INT,
+        "primary": {"type": "array", "items": ITEM_SCHEMA},
+        "supporting": {"type": "array", "items": ITEM_SCHEMA},
+        "related": {"type": "array", "items": ITEM_SCHEMA},
+        "totals": _closed(
+            {"primary": _INT, "supporting": _INT, "related": _INT, "matched": _INT, "total": _INT},
+            ["primary", "supporting", "related", "matched", "total"],
+        ),
+        "usage": _STR,
+        "docs": {"type": "array", "items": RECENT_SCHEMA},
+    },
+    ["mode", "topic", "total", "primary", "supporting", "related"],
+)
+KNIT_DOCS_INPUT = {
+    "type": "object",
+    "properties": {
+        "query": {"type": "string", "description": "Optional search text. Omit to rank by the current conversation."},
+        "limit": {
+            "type": "integer",
+            "description": f"How many recent files to list when there is not enough conversation (1–{MAX_LIMIT}, "
+            f"default {DEFAULT_LIMIT}).",
+        },
+        "audit": {
+            "type": "boolean",
+            "description": "Also report what the session did with the previous pack (reads since it was handed "
+            "out). Default false.",
+        },
+    },
+}
+
+KNIT_DOCS_TOOL = types.Tool(
+    name="knit_docs",
+    title="Project documents for the current task",
+    description=DESCRIPTION,
+    input_schema=KNIT_DOCS_INPUT,
+    output_schema=KNIT_DOCS_OUTPUT,
+    annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False, idempotent_hint=True),
+)
+
+
+HIT_SCHEMA = _closed({"location": _STR, "library": _STR, "chapter": _STR, "start_line": _INT, "end_line": _INT},
+                     ["location", "library", "chapter", "start_line", "end_line"])
+MEMORY_SEARCH_TOOL = types.Tool(
+    name="memory_search",
+    title="Find what the user asked you to remember",
+    description="Search the user's Markdown memory files. Returns `file:start-end` line ranges of the best entries "
+    "(read exactly those lines with your read tool), at most `limit` of them within a small character budget.",
+    input_schema={"type": "object", "properties": {
+        "query": {"type": "string", "description": "What you want to recall, in the user's words."},
+        "limit": {"type": "integer", "description": "At most this many entries (1–10, default 3)."}},
+        "required": ["query"]},
+    output_schema=_closed({"text": _STR, "hits": {"type": "array", "items": HIT_SCHEMA}}, ["text", "hits"]),
+    annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False, idempotent_hint=True),
+)
+MEMORY_PROPOSE_TOOL = types.Tool(
+    name="memory_propose",
+    title="Propose a memory for the user to confirm",
+    description="Propose one thing worth remembering across sessions (a preference, a project fact, an environment "
+    "detail). Nothing is written until the user confirms it on a sticky note. Do not propose anything when there is "
+    "nothing worth keeping; never pad.",
+    input_schema={"type": "object", "properties": {
+        "text": {"type": "string", "description": "The memory, one short self-contained statement."},
+        "target": {"type": "string", "description": "The memory file it belongs in (e.g. preferences.md), if known."},
+        "chapter": {"type": "string", "description": "The ## chapter of that file, if known."},
+        "kind": {"type": "string", "enum": ["preference", "project", "environment", "fact", "todo", "note"]}},
+        "required": ["text"]},
+    output_schema=_closed({"queued": {"type": "boolean"}, "duplicate": {"type": "boolean"}, "id": _STR},
+                          ["queued", "duplicate", "id"]),
+    annotations=types.ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False),
+)
+
+ALL_TOOLS = [KNIT_DOCS_TOOL, MEMORY_SEARCH_TOOL, MEMORY_PROPOSE_TOOL]
