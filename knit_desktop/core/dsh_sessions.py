@@ -66,6 +66,19 @@ def best_transcript(session_dir: Path) -> Path | None:
 
 
 @dataclass(frozen=True)
+class ToolCall:
+    """A tool call the log holds no result for yet (DSH writes the call before it runs the tool)."""
+
+    call_id: str
+    name: str
+    seq: int
+    time_ms: int
+
+
+MAX_OPEN_CALLS = 64  # a session never waits on more; older entries are answered calls whose result was torn
+
+
+@dataclass(frozen=True)
 class Read:
     path: str
     ok: bool
@@ -83,6 +96,7 @@ class SessionLog:
     reads: list[Read] = field(default_factory=list)
     problem: str = ""  # why the log could not be read (the session is then shown as unreadable)
     last_seq: int = -1  # the newest event's seq: where a pack handed out now sits in the session
+    open_calls: dict[str, ToolCall] = field(default_factory=dict)  # by call id, oldest first
     _calls: dict[str, tuple[str, int]] = field(default_factory=dict)
     _reader: LogReader | None = None
 
@@ -177,10 +191,19 @@ class SessionLog:
             text = _text_of(message.get("content")) if isinstance(message, dict) else ""
             return Message("assistant", text, seq=seq) if text.strip() else None
         if kind == "tool/call":
+            self._note_open_call(data, seq, event.get("time"))
             self._note_call(data, seq)
         elif kind == "tool/result":
             self._note_result(data)
         return None
+
+    def _note_open_call(self, data: dict, seq: int, time_ms: object) -> None:
+        call_id, name = data.get("callId"), data.get("name")
+        if isinstance(call_id, str) and isinstance(name, str):
+            stamp = time_ms if isinstance(time_ms, int) and not isinstance(time_ms, bool) else 0
+            self.open_calls[call_id] = ToolCall(call_id, name, seq, stamp)
+            while len(self.open_calls) > MAX_OPEN_CALLS:
+                self.open_calls.pop(next(iter(self.open_calls)))
 
     def _note_call(self, data: dict, seq: int) -> None:
         if data.get("name") != "read":
@@ -207,6 +230,8 @@ class SessionLog:
         call_id = message.get("toolCallId") or source.get("callId") or next(
             (b.get("toolCallId") for b in blocks if b.get("toolCallId")), None
         )
+        if isinstance(call_id, str):
+            self.open_calls.pop(call_id, None)
         if call_id not in self._calls:
             return
         failed = message.get("isError") is True or any(b.get("isError") is True for b in blocks) or bool(data.get("error"))
