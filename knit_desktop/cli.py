@@ -489,6 +489,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv.insert(0, "gui")
     try:
         args = build_parser().parse_args(argv)
+        if args.command in ("gui", "selftest"):  # before Qt loads: one line naming the packages, no traceback
+            from .core.system_libraries import preflight
+
+            if not preflight():
+                return EXIT_USAGE
         if args.command in ONE_SHOT:
             # These load an index, answer and exit: the cyclic collector would only walk the freshly loaded
             # index again and again (about 50 ms of a 20,000-document `rank`); the process ends before it matters.
