@@ -116,18 +116,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="print how to register this server (the DSH cordis row, an mcpServers entry, or the command) and exit",
     )
 
-    mcp.add_argument("--memory-dir", metavar="DIR", help="the memory directory (default: <DSH home>/memory)")
+    memory_help = "the memory directory (default: the one chosen in Settings, else <DSH home>/memory)"
+    mcp.add_argument("--memory-dir", metavar="DIR", help=memory_help)
 
     def memory_args(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--memory-dir", metavar="DIR", help="the memory directory (default: <DSH home>/memory)")
+        p.add_argument("--memory-dir", metavar="DIR", help=memory_help)
         p.add_argument("--dsh-home", metavar="DIR")
 
     propose = sub.add_parser("propose", help="queue a memory for confirmation on a sticky note")
-    propose.add_argument("text")
+    propose.add_argument("text", metavar="content", help="the memory, one short self-contained statement")
     propose.add_argument("--target", metavar="LIB", default="", help="the memory file (e.g. preferences.md)")
     propose.add_argument("--chapter", metavar="H", default="", help="the ## chapter to append to")
-    propose.add_argument("--kind", metavar="K", default="note",
-                         help="preference, project, environment, fact, todo or note")
+    propose.add_argument("--kind", default="note", choices=("preference", "project", "environment", "fact", "todo",
+                                                            "note"))
+    propose.add_argument("--reason", default="", help="why it is worth keeping (shown on the note)")
     memory_args(propose)
     memory = sub.add_parser("memory", help="search the memory files (with a query) or show their structure")
     memory.add_argument("query", nargs="?", default="")
@@ -415,7 +417,8 @@ def _memory_store(args: argparse.Namespace):
 def cmd_propose(args: argparse.Namespace) -> int:
     store = _memory_store(args)
     try:
-        proposal, new = store.propose(args.text, args.target, args.chapter, args.kind, source="user")
+        proposal, new = store.propose(args.text, args.target, args.chapter, args.kind, source="user",
+                                      reason=args.reason)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     where = f" → {proposal.target}" + (f" › {proposal.chapter}" if proposal.chapter else "") if proposal.target else ""
@@ -431,7 +434,7 @@ def cmd_memory(args: argparse.Namespace) -> int:
         if args.json:
             from .core.memory.search import hits_payload
 
-            _print_json(hits_payload(hits, text))
+            _print_json(hits_payload(hits, text, os.path.realpath(store.memory_dir)))
         else:
             print(text or f"No memory matches “{args.query}”.")
         return EXIT_OK

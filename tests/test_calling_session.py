@@ -79,7 +79,7 @@ def test_a_pinned_server_never_ranks_by_another_folders_conversation(make_worksp
     tool = KnitDocs(str(alpha), str(home))
     data = tool.call(now_ms=now_ms).structured
     assert data["workspace"] == str(alpha.resolve())
-    assert data["session"] is None and data["mode"] == "time"  # no conversation in alpha: by time, not by beta's
+    assert "session" not in data and data["mode"] == "time"  # no conversation in alpha: by time, not by beta's
 
     a = DshLog(home, "s-alpha", str(alpha))
     a.append_rows([a.user("the satellite orbit decays, why?")])

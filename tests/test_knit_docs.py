@@ -61,7 +61,7 @@ def test_query_gives_the_pack_with_cited_passages_and_pages(project, tmp_path, n
     assert [i["rel"] for i in data["primary"]] == ["docs/retry-policy.md"]
     primary = data["primary"][0]
     assert primary["matches"][0]["start_line"] >= 1 and "backoff" in primary["matches"][0]["snippet"].lower()
-    assert data["workspace"] == str(project.resolve()) and data["session"] is None
+    assert data["workspace"] == str(project.resolve()) and "session" not in data
     rest = {k: v for k, v in data.items() if k != "workspace"}
     assert "score" not in str(data) and str(project) not in str(rest)  # one absolute path: the workspace's
     assert "build/out.md" not in str(data)  # ignored directory

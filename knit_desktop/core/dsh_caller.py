@@ -39,9 +39,9 @@ class Resolved:
     how: str
     call: ToolCall | None = None
 
-    def describe(self) -> dict | None:
+    def describe(self) -> dict:
         if self.log is None:
-            return None
+            return {}
         return {"id": self.log.session_id, "title": self.log.title, "cwd": self.log.cwd, "resolved_by": self.how}
 
 

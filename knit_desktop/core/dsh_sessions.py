@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .config import SharedSettings
 from .conversation import Message
 from .dsh_log import LogReader, file_mtime_ms
 
@@ -20,9 +21,13 @@ _ROOT_KEY = re.compile(r"^\s*root:\s*['\"]?([^'\"#]+?)['\"]?\s*(?:#.*)?$")
 
 
 def dsh_home(explicit: str | None = None) -> Path:
-    """--dsh-home, else DSH_HOME (blank counts as unset), else ~/.dsh."""
+    """--dsh-home, else the folder chosen in the window's settings, else DSH_HOME (blank counts as unset),
+    else ~/.dsh."""
     if explicit:
         return Path(os.path.expanduser(explicit))
+    chosen = SharedSettings.load().dsh_home
+    if chosen:
+        return Path(os.path.expanduser(chosen))
     env = os.environ.get("DSH_HOME", "").strip()
     return Path(os.path.expanduser(env)) if env else Path.home() / ".dsh"
 

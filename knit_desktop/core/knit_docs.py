@@ -15,6 +15,7 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass
 
+from .agent_tools import DEFAULT_LIMIT, KNIT_DOCS, KNIT_DOCS_DESCRIPTION, MAX_LIMIT
 from .dsh_caller import HOW_WORDS, CallerResolver, Resolved
 from .dsh_sessions import SessionCatalog, dsh_home, sessions_root
 from .heap import release_heap, settle_heap
@@ -23,20 +24,11 @@ from .render import render_context
 from .usage import UsageAudit
 from .workspace import RankInput, Workspace, WorkspaceNotFound
 
-TOOL_NAME = "knit_docs"
-DEFAULT_LIMIT = 5
 # A workspace met for the first time is indexed for at most this long before the first answer (DSH waits 60 s).
 FIRST_ANSWER_BUDGET_S = 7.0
-MAX_LIMIT = 20
 OPEN_WORKSPACES = 4
-
-DESCRIPTION = (
-    "Project context for the current task, from the workspace documents: primary (read first) / supporting "
-    "(evidence, implementation) / related, each with its matched passages (line range, and page for PDFs, plus a "
-    "snippet). Ranked by IDF-weighted relevance to the active conversation (or an explicit query), then split by "
-    "deterministic rules — prefer it to globbing or counting keyword hits. Reads the workspace; stores nothing in "
-    "it, calls no model."
-)
+TOOL_NAME = KNIT_DOCS
+DESCRIPTION = KNIT_DOCS_DESCRIPTION
 
 
 class ToolError(Exception):
@@ -152,7 +144,8 @@ class KnitDocs:
                     text += "\n\n" + line
             self.audit.record(session.session_id, structured, session.last_seq)
         structured["workspace"] = ws.root
-        structured["session"] = resolved.describe()
+        if resolved.log is not None:
+            structured["session"] = resolved.describe()
         header = [where_line(ws.root, resolved)]
         report = ws.last_refresh
         if report.pending:

@@ -18,6 +18,8 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from ..agent_tools import MEMORY_KINDS
+
 if os.name == "nt":  # pragma: no cover - exercised on Windows only
     import msvcrt
 
@@ -35,7 +37,7 @@ else:
     def _unlock(fd: int) -> None:
         fcntl.flock(fd, fcntl.LOCK_UN)
 
-KINDS = ("preference", "project", "environment", "fact", "todo", "note")
+KINDS = MEMORY_KINDS
 MAX_TEXT = 4000
 
 
@@ -46,6 +48,7 @@ class Proposal:
     chapter: str = ""
     kind: str = "note"
     source: str = "agent"  # "agent" | "user" | "conversation"
+    reason: str = ""  # why the agent thinks it is worth keeping, shown on the note
     id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
     created_ms: int = field(default_factory=lambda: int(time.time() * 1000))
 
