@@ -10,8 +10,9 @@ The table was derived from what is really loaded, not from memory: `LD_DEBUG=fil
 and on the window (`--demo --screenshot`), then `ldd` on those Qt libraries and plugins (plus the X11 platform
 plugin and its GL integrations, the image-format and icon plugins) inside a `debootstrap --variant=minbase`
 bookworm root with python3 installed; every "not found" soname was mapped to its package with `dpkg -S`, and
-`ldd` found nothing missing once they were installed. The VA-API rows are opened at run time by Qt's FFmpeg stubs
-(without them Qt warns "Couldn't load va library"). `tools/fresh-machine-check.sh` repeats the whole proof.
+`ldd` found nothing missing once they were installed. Opened at run time, so invisible to `ldd`: VA-API by Qt's
+FFmpeg stubs (without it Qt warns "Couldn't load va library") and PipeWire by QtMultimedia (without it Qt warns
+"Couldn't load pipewire-0.3 library"); both warnings fail tests. `tools/fresh-machine-check.sh` repeats the proof.
 
 Standard library only, no Qt: it runs before Qt loads, and as a script with the system python before any
 virtual environment exists:
@@ -78,6 +79,7 @@ TABLE: tuple[MissingLibrary, ...] = tuple(MissingLibrary(*row) for row in (
     ("libva.so.2", "libva2", "libva", "multimedia"),
     ("libva-drm.so.2", "libva-drm2", "libva", "multimedia"),
     ("libva-x11.so.2", "libva-x11-2", "libva", "multimedia"),
+    ("libpipewire-0.3.so.0", "libpipewire-0.3-0", "pipewire-libs", "multimedia"),
     ("libwayland-client.so.0", "libwayland-client0", "libwayland-client", "wayland"),
     ("libwayland-cursor.so.0", "libwayland-cursor0", "libwayland-cursor", "wayland"),
     ("libwayland-egl.so.1", "libwayland-egl1", "libwayland-egl", "wayland"),

@@ -24,10 +24,12 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.documents import kind_for_name
+from ..services import multimedia
 from .all_view import AllView
 from .document_model import DocumentListModel
 from .document_view import DocumentListView
 from .media_model import MediaGridModel
+from .media_preview import video_unavailable_text
 from .media_view import MediaGridView
 from .preview import PreviewPane
 from .settings import KINDS, Settings, clamp_ratio
@@ -349,6 +351,8 @@ class MainWindow(QMainWindow):
             parts.append(self.tr("Watching by polling (the system refused more folder watches)"))
         if self.status["failed"]:
             parts.append(self.tr("Failed to read: %1").replace("%1", self.status["failed"]))
+        if not multimedia.multimedia_available()[0]:
+            parts.append(video_unavailable_text())
         usage = (self.payload or {}).get("usage", "")
         if usage and self.settings.show_usage:
             parts.append(usage)
