@@ -196,8 +196,15 @@ def _open_workspace(args: argparse.Namespace) -> Workspace:
     """The persistent index when `knit-desktop index` (or the app) has built one, else an in-memory scan."""
     root = _workspace_root(args)
     if has_persistent_index(root):
-        return Workspace.open_persistent(root)
+        return _say_notice(Workspace.open_persistent(root))
     return Workspace.open(root)
+
+
+def _say_notice(workspace: Workspace) -> Workspace:
+    """One line on stderr about the index itself (set aside and rebuilt, read-only); stdout stays the answer."""
+    if workspace.notice:
+        print(f"knit-desktop: {workspace.notice}", file=sys.stderr)
+    return workspace
 
 
 class _ProgressBar:
@@ -265,6 +272,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     started = time.monotonic()
     workspace = Workspace.open_persistent(_workspace_root(args), bar)
     bar.finish()
+    _say_notice(workspace)
     elapsed = time.monotonic() - started
     counts = workspace.status_counts()
     if args.json:

@@ -135,7 +135,7 @@ class IndexStore:
         if not ok:
             with contextlib.suppress(AttributeError, sqlite3.Error):
                 self.db.close()
-            if ok is None:
+            if ok is None:  # unreadable: keep it for a bug report
                 self._set_aside("it is not a readable database")
             else:
                 self._delete_files()  # an older schema or another root: nothing worth keeping
@@ -169,12 +169,14 @@ class IndexStore:
         self.notice = f"the index {self.path} cannot be written; changes are kept in memory only"
         return True
 
-    def _schema_ok(self) -> bool:
+    def _schema_ok(self) -> bool | None:
+        """True: ours and current; False: empty, an older schema or another root (start over quietly);
+        None: unreadable (damaged: set aside)."""
         try:
             row = self.db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
             root = self.db.execute("SELECT value FROM meta WHERE key = 'root'").fetchone()
-        except sqlite3.DatabaseError:
-            return False  # no tables yet, or not a database at all: start over
+        except sqlite3.DatabaseError as exc:
+            return None if is_damage(exc) and "no such table" not in str(exc) else False
         try:
             version = int(row[0]) if row is not None else -1
         except ValueError:
