@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/knit-desktop --demo
+	$(BIN)/knit-desktop --demo $(ARGS)
 
 test: $(STAMP)
 	$(BIN)/ruff check knit_desktop tests packaging
