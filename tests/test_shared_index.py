@@ -15,12 +15,13 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from .media_fixtures import two_page_pdf
+from .media_fixtures import make_pdf
 
 ROUNDS = 20
 SERVERS = 4
 
-# What the window's indexer thread does (services/indexer.py): open the persistent index, then keep it current.
+# What the window's indexer thread does (services/indexer.py): build (here: cold) or open the persistent index,
+# then keep it current. The servers and the command line start while it is still building.
 WINDOW = textwrap.dedent("""
     import sys, time, pathlib
     from knit_desktop.core.workspace import Workspace
@@ -43,8 +44,10 @@ def build(root: Path, n: int) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(f"# Note {i} on {topic}\n\n" + f"The {topic} detail number {i}. " * 40, encoding="utf-8")
     (root / "reports").mkdir()
-    for i in range(5):
-        two_page_pdf(root / f"reports/report-{i}.pdf")
+    pages = [f"Page {p} of the quarterly report on retry backoff and vector clocks.\n" + "Figures and notes. " * 150
+             for p in range(40)]
+    for i in range(60):  # PDFs are the slow files to extract: a build spends seconds on a batch of them
+        make_pdf(root / f"reports/report-{i:02}.pdf", pages)
 
 
 def touch_some(root: Path, round_: int) -> None:
@@ -57,7 +60,7 @@ def touch_some(root: Path, round_: int) -> None:
 @pytest.mark.slow
 def test_window_four_mcp_servers_and_the_cli_share_one_index(tmp_path):
     root = tmp_path / "ws"
-    build(root, 1200)
+    build(root, 1200)  # 1,260 files: the window's cold build takes several seconds
     env = {**os.environ, "KNIT_DESKTOP_HOME": os.environ["KNIT_DESKTOP_HOME"]}
     stop = tmp_path / "stop"
     window = subprocess.Popen([sys.executable, "-c", WINDOW, str(root), str(stop)], env=env, text=True,
