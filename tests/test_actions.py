@@ -438,6 +438,7 @@ def test_every_button_of_the_memory_panel_and_of_a_sticky_note(qtbot, open_app, 
         folder = tmp_path / name
         settings.memory_dir = str(folder)
         panel.reload()
+        assert panel.empty.isVisible() and str(folder) in panel.empty_text.text()  # names the folder chosen now
         return folder
 
     first = Path(knit.memory.memory_dir)
