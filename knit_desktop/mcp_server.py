@@ -16,6 +16,7 @@ import asyncio
 import json
 import shlex
 import sys
+import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -32,7 +33,8 @@ if TYPE_CHECKING:
     from .core.agent import AgentTools
 
 SERVER_NAME = "knit"
-INDEXING_SLICE_S = 1.0  # a call arriving while the server indexes in the background waits at most this long
+INDEXING_SLICE_S = 1.0
+WARM_UP_AFTER_S = 0.5  # a call arriving while the server indexes in the background waits at most this long
 
 
 def _error(message: str) -> types.CallToolResult:
@@ -48,7 +50,11 @@ class ToolHost:
         self._factory = factory
         self._tools: AgentTools | None = None
         self._background: Future | None = None
-        self.executor.submit(self._get)  # warm up while the client initializes
+        # Warm up (import the engine, open nothing) once the handshake is done: importing on this thread while
+        # the event loop answers `initialize` would only slow both down (one GIL).
+        self._warm = threading.Timer(WARM_UP_AFTER_S, lambda: self.executor.submit(self._get))
+        self._warm.daemon = True
+        self._warm.start()
 
     def _get(self) -> AgentTools:
         if self._tools is None:
@@ -87,6 +93,7 @@ class ToolHost:
                 self._tools.close()
 
         self._background = None
+        self._warm.cancel()
         self.executor.submit(shut).result(timeout=30)
         self.executor.shutdown(wait=False, cancel_futures=True)
 
@@ -164,18 +171,30 @@ def server_command(workspace: str | None, dsh_home_dir: str | None) -> list[str]
     return args + (["--workspace", workspace] if workspace else [])
 
 
+def _yaml_str(text: str) -> str:
+    """A YAML double-quoted scalar: JSON's escapes, plus the characters YAML does not allow unescaped."""
+    quoted = json.dumps(text, ensure_ascii=False)
+    return "".join(
+        f"\\u{ord(c):04x}" if c == "\x7f" or "\x80" <= c <= "\x9f" or "\ud800" <= c <= "\udfff" or c in "\ufffe\uffff"
+        else c for c in quoted)
+
+
 def dsh_config(workspace: str | None, dsh_home_dir: str | None) -> str:
-    """The `cordis.patch.yml` row that makes DSH start this server (DSH strips DSH_* from its environment)."""
+    """The `cordis.patch.yml` row that makes DSH start this server (DSH strips DSH_* from its environment).
+
+    DSH parses the file with js-yaml's JSON schema and spreads each `insert` into its entry list, so `insert`
+    holds a list of rows; every path is a double-quoted scalar, whatever spaces, quotes or `: #` it contains.
+    """
     command, *args = server_command(workspace, dsh_home_dir)
     row = [
         "- insert:",
-        "    id: mcp-knit",
+        "  - id: mcp-knit",
         "    name: '@deepseek-ai/dsh-mcp-client'",
         "    config:",
         f"      serverName: {SERVER_NAME}",
         "      transport: stdio",
-        f"      command: {json.dumps(command)}",
-        f"      args: {json.dumps(args, ensure_ascii=False)}",
+        f"      command: {_yaml_str(command)}",
+        f"      args: [{', '.join(_yaml_str(arg) for arg in args)}]",
     ]
     return "\n".join(row) + "\n"
 
