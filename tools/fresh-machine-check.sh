@@ -7,7 +7,8 @@
 #   2. ci         `bash .ci/run`: installs the system packages, then `make test`
 #   3. run        `make run ARGS="--screenshot …"` offscreen; the PNG is copied out
 #   4. xcb        the same under Xvfb with Qt's xcb platform plugin (what a desktop uses)
-#   5. no-pulse   libpulse.so.0 hidden: the window still starts, `selftest` names libpulse0
+#   5. no-pulse   libpulse.so.0 hidden: the window still starts (a screenshot of its media grid), `selftest`
+#                 names libpulse0
 # and prints PASS/FAIL with timings. Needs root (debootstrap, chroot, mounts) and network to Debian and PyPI.
 #
 #   sudo tools/fresh-machine-check.sh [REPO]      # REPO: a git checkout (default: this one)
@@ -197,11 +198,14 @@ fi
 say "5. libpulse.so.0 hidden: the window starts, selftest names libpulse0"
 t=$(date +%s)
 set +e
-in_root "pulse=\$(readlink -f /usr/lib/x86_64-linux-gnu/libpulse.so.0) && mv \"\$pulse\" \"\$pulse.hidden\" && ldconfig \
-  && export QT_QPA_PLATFORM=offscreen KNIT_DESKTOP_HOME=/tmp/no-pulse; \
-  timeout 300 .venv/bin/knit-desktop --demo --screenshot /tmp/shot-no-pulse.png; echo \"gui exit \$?\"; \
-  timeout 300 .venv/bin/knit-desktop selftest; echo \"selftest exit \$?\"; \
-  mv \"\$pulse.hidden\" \"\$pulse\" && ldconfig" >"$LOGS/no-pulse.log" 2>&1
+# out of the library directory (ldconfig would link the soname to a renamed copy), then back
+in_root "link=/usr/lib/x86_64-linux-gnu/libpulse.so.0; pulse=\$(readlink -f \$link) \
+  && mv \"\$pulse\" /root/libpulse.hidden && rm -f \$link && ldconfig \
+  && export QT_QPA_PLATFORM=offscreen KNIT_DESKTOP_HOME=/tmp/no-pulse && mkdir -p /tmp/no-pulse \
+  && printf '[list]\\nkind=media\\n' >/tmp/no-pulse/settings.ini \
+  && { timeout 300 .venv/bin/knit-desktop --demo --screenshot /tmp/shot-no-pulse.png; echo \"gui exit \$?\"; \
+       timeout 300 .venv/bin/knit-desktop selftest; echo \"selftest exit \$?\"; } ; \
+  mv /root/libpulse.hidden \"\$pulse\" && ldconfig" >"$LOGS/no-pulse.log" 2>&1
 set -e
 if grep -q '^gui exit 0' "$LOGS/no-pulse.log" && grep -q '^selftest exit 1' "$LOGS/no-pulse.log" \
    && grep -q '"problem": "videos need Qt Multimedia.*libpulse0' "$LOGS/no-pulse.log"; then
