@@ -142,7 +142,7 @@ def test_print_config_fills_in_this_machines_paths(project, tmp_path):
     )
     assert out.returncode == 0, out.stderr
     text = out.stdout
-    assert text.startswith("- insert:\n    id: mcp-knit\n    name: '@deepseek-ai/dsh-mcp-client'\n")
+    assert text.startswith("- insert:\n  - id: mcp-knit\n    name: '@deepseek-ai/dsh-mcp-client'\n")  # insert holds a list
     assert "transport: stdio" in text and "serverName: knit" in text
     assert f'"--dsh-home", "{tmp_path / "h"}"' in text
     command = json.loads(text.split("command: ", 1)[1].splitlines()[0])
