@@ -1,7 +1,13 @@
 """The agent tools' definitions: names, descriptions, input and output schemas, annotations.
 
-Kept apart from the server so the schemas can be checked on their own (DSH's `assertSupportedJsonSchema` drops an
-output schema it does not accept) and printed without starting a server.
+Kept apart from the server so the schemas can be checked on their own and printed without starting a server.
+
+DSH accepts a subset of JSON Schema (`assertSupportedJsonSchema` in `@deepseek-ai/dsh-tools`): one `type` string
+per node (no type arrays), `properties`/`required`/boolean `additionalProperties`, `items`, `enum`/`const` only
+beside a scalar `type`, `oneOf` with at least two schemas and no siblings but annotations (a nullable value is
+`{"oneOf": [{...}, {"type": "null"}]}`), and `description`/`title`/`default`/`examples`. Its MCP client drops an
+output schema outside the subset; one it keeps is enforced on every answer (`validateJsonSchemaValue`), so a closed
+object's new field must be declared here first. `tests/test_dsh_config.py` checks all of this with DSH's own code.
 """
 
 from __future__ import annotations
