@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sqlite3
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
+from .boundary import OutsideWorkspace
 from .context_pack import ContextPack, build_context_pack
 from .conversation import MAX_CHARS, Message, conversation_window
 from .documents import SkipFile, content_hash, extract_document, kind_for_name, read_indexed_bytes
-from .index_store import TRUNCATED_NOTE, FileRow, IndexStore
+from .index_store import FileRow, IndexStore
 from .keywords import Keyword, extract_keywords, query_keywords
 from .links import LinkGraph, Ref, build_graph, extract_refs
 from .paths import index_db_path
@@ -62,6 +64,12 @@ class RefreshReport:
     @property
     def changes(self) -> int:
         return self.added + self.changed + self.touched + self.removed
+
+
+def _reason(exc: BaseException) -> str:
+    """One line saying why a file failed."""
+    text = getattr(exc, "strerror", None) or str(exc) or exc.__class__.__name__
+    return " ".join(text.split())[:300]
 
 
 def resolve_root(root: str) -> str:
@@ -134,8 +142,7 @@ class Workspace:
     def _row(self, rel: str) -> FileRow | None:
         doc = self.index.get(rel)
         if doc is not None:
-            note = TRUNCATED_NOTE if doc.truncated else ""
-            return FileRow(rel, doc.kind, doc.mtime_ms, doc.size, doc.content_hash, "indexed", note)
+            return FileRow(rel, doc.kind, doc.mtime_ms, doc.size, doc.content_hash, "indexed", doc.status_note)
         return self._rows.get(rel)
 
     # --- loading and reconciling ---------------------------------------------------------------------
@@ -227,8 +234,8 @@ class Workspace:
         data = None
         if row is not None and row.state == "indexed" and row.content_hash and cand.rel in self.index.by_rel:
             try:
-                data = read_indexed_bytes(cand.path, cand.kind)
-            except OSError:
+                data = read_indexed_bytes(cand.path, cand.kind, self.root)
+            except (OSError, OutsideWorkspace):
                 data = None  # extraction below reports the error
             if data is not None and content_hash(data) == row.content_hash:
                 self._touch(cand)
@@ -248,30 +255,38 @@ class Workspace:
     def update_file(
         self, path: str, rel: str, kind: str, mtime_ms: int, size: int, data: bytes | None = None
     ) -> FileStatus:
-        """(Re)extract one file into the index; a failure removes any stale copy and records why."""
+        """(Re)extract one file into the index; a failure removes any stale copy and records why.
+
+        Every step for one file (reading within the workspace, decoding, extraction, link parsing, storing) is inside
+        this file's error boundary: whatever goes wrong becomes its status and the rest of the workspace indexes.
+        Only a failing index store (SQLite) is not one file's problem and is raised."""
         try:
-            doc = extract_document(path, rel, kind, mtime_ms, size, data)
+            doc = extract_document(path, rel, kind, mtime_ms, size, data, self.root)
+            refs = extract_refs(doc.body) if doc.kind == "md" else []
+            if self.store is not None:
+                self.store.put_document(doc, refs)
         except SkipFile as exc:
+            status = FileStatus(rel, "skipped", str(exc))
+        except OutsideWorkspace as exc:
             status = FileStatus(rel, "skipped", str(exc))
         except FileNotFoundError:
             status = FileStatus(rel, "failed", "the file disappeared while it was being read")
         except PermissionError:
             status = FileStatus(rel, "failed", "permission denied")
-        except (OSError, ValueError, RuntimeError) as exc:
-            status = FileStatus(rel, "failed", str(exc) or exc.__class__.__name__)
+        except sqlite3.Error:
+            raise
+        except MemoryError:
+            status = FileStatus(rel, "failed", "not enough memory to read it")
+        except Exception as exc:  # noqa: BLE001 - this file's failure, never the workspace's
+            status = FileStatus(rel, "failed", _reason(exc))
         else:
             self.index.add(doc)
-            refs = extract_refs(doc.body) if doc.kind == "md" else []
             if refs:
                 self.refs[rel] = refs
             else:
                 self.refs.pop(rel, None)
-            note = TRUNCATED_NOTE if doc.truncated else ""
-            status = FileStatus(rel, "indexed", note)
-            if self.store is not None:
-                self.store.put_document(doc, refs)
             self._rows.pop(rel, None)
-            return status
+            return FileStatus(rel, "indexed", doc.status_note)
         self.index.remove(rel)
         self.refs.pop(rel, None)
         if self.store is not None:
