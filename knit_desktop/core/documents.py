@@ -99,14 +99,29 @@ def kind_for_name(name: str) -> str | None:
 # --- Markdown ---------------------------------------------------------------------------------------
 
 _FENCE = re.compile(r"^(```|~~~)")
-_H1 = re.compile(r"^ {0,3}#[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")
 _HEADING = re.compile(r"^#{1,6}\s")
 _LIST_ITEM = re.compile(r"^([-*+]|\d+\.)\s")
 _RULE = re.compile(r"^([-*_]\s*){3,}$")
-_IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
-_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+# No bracket in the text and no parenthesis in the target: every scan stops at the next one, so floods of `[` or
+# `](` cost linear time.
+_IMAGE = re.compile(r"!\[[^\[\]]*\]\([^()]*\)")
+_LINK = re.compile(r"\[([^\[\]]*)\]\([^()]*\)")
 _CODE = re.compile(r"`([^`]*)`")
 _EMPHASIS = re.compile(r"[*_~]")
+
+
+def atx_h1(line: str) -> str | None:
+    """The text of an ATX level-1 heading line (`# Title`, optionally closed by `#`s), else None. Plain string
+    work: the regular expression it replaces backtracked quadratically on long runs of spaces."""
+    indent = len(line) - len(line.lstrip(" "))
+    rest = line[indent:]
+    if indent > 3 or not rest.startswith("#") or rest[1:2] not in (" ", "\t"):
+        return None
+    content = rest[1:].strip(" \t")
+    unclosed = content.rstrip("#")
+    if unclosed != content and unclosed and unclosed[-1] in " \t":
+        content = unclosed.rstrip(" \t")
+    return content
 
 
 def strip_inline(text: str) -> str:
@@ -146,9 +161,9 @@ def parse_markdown(text: str, file_name: str) -> tuple[str, str]:
         if in_fence:
             continue
         if not title:
-            m = _H1.match(line)
-            if m:
-                title = strip_inline(m.group(1))
+            heading = atx_h1(line)
+            if heading is not None:
+                title = strip_inline(heading)
                 continue
         if not summary and _is_summary_candidate(stripped):
             summary = strip_inline(stripped)

@@ -44,7 +44,7 @@ from ..core.boundary import inside, resolve_inside
 from ..core.preview import PreviewData
 from .media_preview import ImageView, VideoPlayer
 
-_MD_SYNTAX = re.compile(r"^\s{0,3}(#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)|[*_`~]|!?\[([^\]]*)\]\([^)]*\)")
+_MD_SYNTAX = re.compile(r"^\s{0,3}(#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)|[*_`~]|!?\[([^\[\]]*)\]\([^()]*\)")
 
 
 def plain_line(line: str) -> str:
