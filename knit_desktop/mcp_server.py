@@ -105,10 +105,11 @@ def build_server(tool: KnitDocs, memory=None) -> Server:
     )
 
 
-def serve(workspace: str | None, dsh_home_dir: str | None, memory_dir: str | None = None) -> int:
+def serve(workspace: str | None, dsh_home_dir: str | None, memory_dir: str | None = None,
+          allow_large_workspace: bool = False) -> int:
     from .core.memory.store import MemoryStore
 
-    tool = KnitDocs(workspace, dsh_home_dir)
+    tool = KnitDocs(workspace, dsh_home_dir, allow_large_workspace)
     server = build_server(tool, MemoryStore(memory_dir, dsh_home_dir))
 
     async def main() -> None:

@@ -187,21 +187,38 @@ def unsafe_workspace_reason(path: str, home: str | None = None) -> str | None:
         return None
     drive, tail = os.path.splitdrive(real)
     if tail.strip("\\/") == "":
-        return f"{real} is the root of the file system"
+        return "the root of the file system"
     if real == home_real:
-        return f"{real} is your home folder"
+        return "your home folder"
     if drive or sys.platform == "win32":
         parts = [p.lower() for p in tail.replace("\\", "/").strip("/").split("/")]
         if parts[0] in _WINDOWS_TREES or (len(parts) == 1 and parts[0] in _WINDOWS_DIRS):
-            return f"{real} is a system folder"
+            return "a system folder"
         return None
     if real in _SYSTEM_DIRS:
-        return f"{real} is a system folder"
+        return "a system folder"
     for tree in _SYSTEM_TREES:
         if within(tree, real) and not within(home_real, real):
-            return f"{real} is a system folder ({tree})"
+            return f"a system folder ({tree})"
     return None
 
 
-def refuse_message(reason: str) -> str:
-    return f"refusing to use {reason} as a workspace; pass --allow-large-workspace to index it anyway"
+def refuse_message(path: str, reason: str) -> str:
+    return f"{path} is {reason}: refusing it as a workspace (pass --allow-large-workspace to use it anyway)"
+
+
+class UnsafeWorkspace(Exception):
+    """A folder refused as a workspace; the message is the one line to show."""
+
+
+def check_workspace(path: str, allow_large: bool = False) -> None:
+    """The one rule for what may be a workspace (a folder given with --workspace, the window's folder, a DSH
+    session's cwd): raises UnsafeWorkspace for `/`, the home folder itself or a system folder unless `allow_large`.
+    A relative path is refused outright (a session's cwd must be absolute: it would resolve against Knit's own)."""
+    if not os.path.isabs(os.path.expanduser(path)):
+        raise UnsafeWorkspace(f"the working directory {path!r} is not an absolute path")
+    if allow_large:
+        return
+    reason = unsafe_workspace_reason(path)
+    if reason is not None:
+        raise UnsafeWorkspace(refuse_message(os.path.realpath(os.path.expanduser(path)), reason))

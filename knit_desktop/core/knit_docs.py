@@ -14,6 +14,7 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass
 
+from .boundary import UnsafeWorkspace, check_workspace
 from .dsh_sessions import SessionCatalog, SessionLog, dsh_home, sessions_root
 from .heap import release_heap, settle_heap
 from .payloads import context_payload
@@ -54,8 +55,10 @@ class ToolAnswer:
 class KnitDocs:
     """One per server process: the pinned workspace (if any), DSH's sessions, open workspaces, the usage audit."""
 
-    def __init__(self, workspace: str | None = None, dsh_home_dir: str | None = None) -> None:
+    def __init__(self, workspace: str | None = None, dsh_home_dir: str | None = None,
+                 allow_large_workspace: bool = False) -> None:
         self.pinned = workspace
+        self.allow_large = allow_large_workspace
         self.catalog = SessionCatalog(dsh_home(dsh_home_dir))
         self.audit = UsageAudit()
         self._open: OrderedDict[str, Workspace] = OrderedDict()
@@ -102,6 +105,10 @@ class KnitDocs:
                     "started without --workspace"
                 )
             raise ToolError(f"knit_docs needs a workspace: DSH session {session.session_id} has no working directory")
+        try:
+            check_workspace(root, self.allow_large)
+        except UnsafeWorkspace as exc:
+            raise ToolError(f"knit_docs will not read {root}: {exc}") from None
         try:
             ws = self._workspace(root)
         except WorkspaceNotFound:
