@@ -66,7 +66,7 @@ def resolve_inside(root: str, rel: str) -> str | None:
     return target if within(root_real, target) else None
 
 
-def read_inside(root_real: str, path: str, limit: int) -> bytes:
+def read_inside(root_real: str, path: str, limit: int) -> bytearray:
     """At most `limit` bytes of the regular file at `path`, which must resolve inside `root_real`.
 
     The resolved path is opened without following a final symlink (so the file cannot be swapped for a link
@@ -74,20 +74,22 @@ def read_inside(root_real: str, path: str, limit: int) -> bytes:
     target = real_inside(root_real, path)
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
     fd = os.open(target, flags)
-    try:
-        if not stat_module.S_ISREG(os.fstat(fd).st_mode):
+    with os.fdopen(fd, "rb", buffering=0) as handle:
+        info = os.fstat(fd)
+        if not stat_module.S_ISREG(info.st_mode):
             raise OSError(0, "not a regular file")
-        chunks: list[bytes] = []
-        left = limit
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 20))
-            if not chunk:
+        # One buffer of the size that can arrive, filled in place: no list of chunks joined into a second copy.
+        data = bytearray(max(0, min(limit, info.st_size + 1)))
+        view = memoryview(data)
+        filled = 0
+        while filled < len(data):
+            n = handle.readinto(view[filled:])
+            if not n:
                 break
-            chunks.append(chunk)
-            left -= len(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
+            filled += n
+        view.release()
+        del data[filled:]
+        return data
 
 
 # --- names that are not valid UTF-8 -----------------------------------------------------------------

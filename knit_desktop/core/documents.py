@@ -295,6 +295,11 @@ def decode_text(data: bytes, cap: int = BODY_CAP_BYTES) -> tuple[str, bool, str,
     return text, truncated, digest, encoding
 
 
+def _cut_in_place(data: bytearray, size: int) -> bytearray:
+    del data[size:]
+    return data
+
+
 def extract_document(
     path: str, rel: str, kind: str, mtime_ms: int, size: int, data: bytes | None = None, root: str | None = None
 ) -> Document:
@@ -309,9 +314,12 @@ def extract_document(
     if kind == "pdf":
         from .pdf import extract_pdf  # PyMuPDF is loaded only when a PDF is met
 
+        digest = content_hash(data)
         cut = len(data) > PDF_READ_CAP
-        doc = extract_pdf(data[:PDF_READ_CAP] if cut else data, rel, mtime_ms, size, cut)
-        doc.content_hash = content_hash(data)
+        if cut:  # cut in place when we own the buffer: a second 64 MB copy is not needed
+            data = data[:PDF_READ_CAP] if isinstance(data, bytes) else _cut_in_place(data, PDF_READ_CAP)
+        doc = extract_pdf(data, rel, mtime_ms, size, cut)
+        doc.content_hash = digest
         return doc
     text, truncated, digest, encoding = decode_text(data)
     title, summary = parse_markdown(text, name) if kind == "md" else parse_text(text, name)

@@ -17,7 +17,7 @@ def _meaningful_lines(text: str):
             yield tidy
 
 
-def extract_pdf(data: bytes, rel: str, mtime_ms: int, size: int, cut: bool = False) -> Document:
+def extract_pdf(data: bytes | bytearray, rel: str, mtime_ms: int, size: int, cut: bool = False) -> Document:
     """The PDF's text, page by page, up to MAX_PDF_PAGES pages or the body cap. `cut`: `data` is only the file's
     first PDF_READ_CAP bytes (PyMuPDF repairs them into the pages they hold). Any error of PyMuPDF's (a damaged
     file, a page tree that contains itself) is raised as ValueError with the reason."""
