@@ -54,6 +54,8 @@ def load_preview(root: str, rel: str, kind: str, graph: LinkGraph | None) -> Pre
                 if pdf.needs_pass:
                     data.problem = "encrypted PDF (a password is required)"
                 data.pages = pdf.page_count
+                if data.pages and not pdf.needs_pass:
+                    pdf.load_page(0).get_text("text")  # a damaged page tree shows here, not in the pane
         elif kind in ("md", "txt"):
             raw = read_inside(root_real, path, PREVIEW_BYTES + 1)
             data.text, data.truncated, _, _ = decode_text(raw, PREVIEW_BYTES)
