@@ -329,6 +329,10 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>it links outside the workspace</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>No preview for this kind of file yet.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -735,6 +739,21 @@
     </message>
     <message>
         <source>related to the current task</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>WorkspaceTextBrowser</name>
+    <message>
+        <source>remote images are not loaded</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the image is outside the workspace</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Image not shown: %1</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -325,6 +325,10 @@ Preferences / Projects / Environment</translation>
         <translation>无法显示这篇文档：%1</translation>
     </message>
     <message>
+        <source>it links outside the workspace</source>
+        <translation>它链接到工作区之外</translation>
+    </message>
+    <message>
         <source>No preview for this kind of file yet.</source>
         <translation>暂时无法预览这种文件。</translation>
     </message>
@@ -729,6 +733,21 @@ Preferences / Projects / Environment</translation>
     <message>
         <source>related to the current task</source>
         <translation>与当前任务相关</translation>
+    </message>
+</context>
+<context>
+    <name>WorkspaceTextBrowser</name>
+    <message>
+        <source>remote images are not loaded</source>
+        <translation>不加载远程图片</translation>
+    </message>
+    <message>
+        <source>the image is outside the workspace</source>
+        <translation>图片位于工作区之外</translation>
+    </message>
+    <message>
+        <source>Image not shown: %1</source>
+        <translation>未显示图片：%1</translation>
     </message>
 </context>
 </TS>
