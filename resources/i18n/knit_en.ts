@@ -444,6 +444,14 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Use this folder as the workspace?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 is the root of the file system, your home folder or a system folder. Knit would read every document in it, which can take long and include files that are not a project&apos;s. Use it anyway?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Knit settings</source>
         <translation type="unfinished"></translation>
     </message>

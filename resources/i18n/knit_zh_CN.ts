@@ -437,6 +437,14 @@ Preferences / Projects / Environment</translation>
         <translation>选择工作区文件夹</translation>
     </message>
     <message>
+        <source>Use this folder as the workspace?</source>
+        <translation>把这个文件夹用作工作区？</translation>
+    </message>
+    <message>
+        <source>%1 is the root of the file system, your home folder or a system folder. Knit would read every document in it, which can take long and include files that are not a project&apos;s. Use it anyway?</source>
+        <translation>%1 是文件系统的根目录、你的主文件夹或系统文件夹。Knit 会读取其中的每一份文档，这可能耗时很久，还会读到不属于任何项目的文件。仍然使用它吗？</translation>
+    </message>
+    <message>
         <source>Knit settings</source>
         <translation>Knit 设置</translation>
     </message>

@@ -67,3 +67,31 @@ def test_a_rendered_document_never_loads_an_outside_image(qtbot, tmp_path):
     assert any("example.com" in u for u in urls)
     assert any("secret.png" in u for u in urls)
     assert not any("inside.png" in u for u in urls)
+
+
+def test_the_window_asks_before_taking_root_or_home_as_the_workspace(qtbot, settings, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+    from knit_desktop.ui.settings_dialog import SettingsDialog
+
+    dialog = SettingsDialog(settings)
+    qtbot.addWidget(dialog)
+    asked: list[str] = []
+    answer = [QMessageBox.StandardButton.No]
+
+    def question(parent, title, text, *args):
+        asked.append(text)
+        return answer[0]
+
+    monkeypatch.setattr(QMessageBox, "question", staticmethod(question))
+    chosen = ["/"]
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory", staticmethod(lambda *a: chosen[0]))
+    dialog._choose_folder()
+    assert asked and "/" in asked[0] and settings.workspace == ""  # declined: nothing changes
+    answer[0] = QMessageBox.StandardButton.Yes
+    dialog._choose_folder()
+    assert settings.workspace == "/"  # confirmed
+    asked.clear()
+    chosen[0] = str(tmp_path)
+    dialog._choose_folder()
+    assert not asked and settings.workspace == str(tmp_path)  # an ordinary folder: no question
