@@ -381,7 +381,7 @@ class PreviewPane(QFrame):
             target = os.path.join(os.path.dirname(self.data.path), target)
         target = os.path.normpath(target)
         root = os.path.normpath(self.root)
-        if target.startswith(root + os.sep):
+        if target.startswith(root + os.sep) and inside(os.path.realpath(root), target):
             self.documentRequested.emit(os.path.relpath(target, root).replace(os.sep, "/"))
 
     def _update_links(self) -> None:
