@@ -40,7 +40,7 @@ def candidate_for(root: str, rel: str) -> Candidate | None:
         return None
     if not stat_module.S_ISREG(stat.st_mode):
         return None
-    return Candidate(path, rel, kind, stat.st_size, int(stat.st_mtime_ns // 1_000_000))
+    return Candidate(path, display_rel(rel), kind, stat.st_size, int(stat.st_mtime_ns // 1_000_000))
 
 
 def is_watched_path(rel: str) -> bool:

@@ -239,3 +239,30 @@ def test_a_pdf_over_the_read_cap_is_read_up_to_it(tmp_path, monkeypatch):
         handle.write(b"\n%" + b"x" * 5000 + b"\n")  # junk after the end: beyond the cap
     doc = documents.extract_document(str(path), "big.pdf", "pdf", 0, path.stat().st_size, root=str(tmp_path))
     assert "capybara" in doc.body and "read the first" in doc.status_note
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="setpriv drops root's permission override")
+def test_a_read_only_data_directory_is_one_line_and_rank_still_answers(make_workspace, tmp_path, now_ms):
+    import shutil
+
+    root = make_workspace({"a.md": "# A\n\ncapybara"})
+    home = tmp_path / "ro-home"
+    home.mkdir()
+    home.chmod(0o555)
+    for path in (tmp_path, root.parent, root):
+        path.chmod(0o755)
+    (root / "a.md").chmod(0o644)
+    # Root ignores permission bits; without these two capabilities the bits apply to it as to anyone.
+    drop = ["setpriv", "--bounding-set=-dac_override,-dac_read_search"] if os.geteuid() == 0 else []
+    if drop and not shutil.which("setpriv"):
+        pytest.skip("setpriv is not installed")
+    env = dict(os.environ, PYTHONPATH=str(ROOT), KNIT_DESKTOP_HOME=str(home))
+    base = [*drop, sys.executable, "-m", "knit_desktop"]
+    out = subprocess.run([*base, "index", "--workspace", str(root)], capture_output=True, text=True, env=env,
+                         timeout=120, cwd=str(tmp_path))
+    assert out.returncode == 2 and out.stdout == "" and "Traceback" not in out.stderr, out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1 and "Permission denied" in out.stderr
+    out = subprocess.run([*base, "rank", "--workspace", str(root), "--query", "capybara", "--json", "--now",
+                          str(now_ms)], capture_output=True, text=True, env=env, timeout=120, cwd=str(tmp_path))
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["results"][0]["rel"] == "a.md"
