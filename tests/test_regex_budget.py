@@ -207,6 +207,8 @@ def child() -> None:
         for label in finalists:
             print(json.dumps({"start": where, "label": label}), flush=True)
             seconds = _run(pattern, big[label])
+            if seconds > BUDGET_S / 2:  # a busy machine: the better of two runs (a super-linear one fails both)
+                seconds = min(seconds, _run(pattern, big[label]))
             print(json.dumps({"done": where, "label": label, "seconds": seconds}), flush=True)
     print(json.dumps({"end": True}), flush=True)
 
