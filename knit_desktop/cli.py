@@ -323,6 +323,8 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 
 def cmd_gui(args: argparse.Namespace) -> int:
+    if args.workspace and os.path.isdir(args.workspace):
+        _check_workspace(args.workspace, args)  # before Qt loads: a refusal is one line, no window
     from .ui import app  # Qt widgets load only for the window
 
     messages = None
@@ -335,8 +337,6 @@ def cmd_gui(args: argparse.Namespace) -> int:
             messages = _read_messages(str(demo_conversation()))
     if workspace and not os.path.isdir(workspace):
         raise WorkspaceNotFound(workspace)
-    if workspace:
-        _check_workspace(workspace, args)
     name = "demo" if args.demo and not args.messages else (args.messages or "")
     return app.run(workspace=workspace, dsh_home=args.dsh_home, messages=messages, screenshot=args.screenshot,
                    persistent=not args.demo, conversation_name=name)
