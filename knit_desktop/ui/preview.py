@@ -9,12 +9,11 @@ from __future__ import annotations
 import os
 import re
 
-from PySide6.QtCore import QEvent, QSize, Qt, QUrl, Signal
+from PySide6.QtCore import QByteArray, QEvent, QSize, Qt, QUrl, Signal
 from PySide6.QtGui import (
     QColor,
     QDesktopServices,
     QImage,
-    QImageReader,
     QKeySequence,
     QPainter,
     QPalette,
@@ -40,7 +39,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.boundary import inside, resolve_inside
+from ..core.boundary import OutsideWorkspace, inside, read_inside, resolve_inside
 from ..core.preview import PreviewData
 from .media_preview import ImageView, VideoPlayer
 
@@ -50,6 +49,9 @@ _MD_SYNTAX = re.compile(r"^\s{0,3}(#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)|[*_`~]|!?
 def plain_line(line: str) -> str:
     """A Markdown source line as it reads once rendered (enough to find it in the rendered document)."""
     return " ".join(_MD_SYNTAX.sub(lambda m: m.group(2) or "", line).split())
+
+
+MAX_IMAGE_BYTES = 64 * 1024 * 1024  # an image file larger than this is not loaded into a preview
 
 
 class WorkspaceTextBrowser(QTextBrowser):
@@ -89,12 +91,10 @@ class WorkspaceTextBrowser(QTextBrowser):
         if path is None:
             self.refused.append((url.toString(), why))
             return placeholder_image(self.tr("Image not shown: %1").replace("%1", why))
-        reader = QImageReader(path)
-        reader.setAutoTransform(True)
-        image = reader.read()
-        if image.isNull():
-            return placeholder_image(self.tr("Image not shown: %1").replace("%1", reader.errorString()))
-        return image
+        try:  # the encoded bytes, as Qt's own loader gives them (it decodes them, SVG included)
+            return QByteArray(bytes(read_inside(self.root, path, MAX_IMAGE_BYTES)))
+        except (OSError, OutsideWorkspace) as exc:
+            return placeholder_image(self.tr("Image not shown: %1").replace("%1", str(exc)))
 
 
 def placeholder_image(text: str) -> QImage:
