@@ -66,6 +66,15 @@ def resolve_inside(root: str, rel: str) -> str | None:
     return target if within(root_real, target) else None
 
 
+def links_outside(root: str, rel: str) -> bool:
+    """Whether the workspace file `rel` is a symlink that leads out of the workspace."""
+    path = os_path(root, rel)
+    try:
+        return os.path.islink(path) and not inside(os.path.realpath(root), path)
+    except (OSError, ValueError):
+        return False
+
+
 def read_inside(root_real: str, path: str, limit: int) -> bytearray:
     """At most `limit` bytes of the regular file at `path`, which must resolve inside `root_real`.
 

@@ -75,7 +75,8 @@ def walk_workspace(root: str, statuses: list[FileStatus] | None = None) -> Itera
                 entries = list(it)  # unsorted: order only decides internal ids; rankings break ties by path
         except OSError as exc:
             if statuses is not None:
-                statuses.append(FileStatus(prefix.rstrip("/") or ".", "failed", f"cannot list directory: {exc.strerror}"))
+                statuses.append(FileStatus(display_rel(prefix.rstrip("/")) or ".", "failed",
+                                           f"cannot list directory: {exc.strerror}"))
             continue
         for entry in entries:
             name = entry.name

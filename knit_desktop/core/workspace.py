@@ -12,7 +12,7 @@ import sqlite3
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
-from .boundary import OutsideWorkspace
+from .boundary import OUTSIDE_REASON, OutsideWorkspace, links_outside
 from .context_pack import ContextPack, build_context_pack
 from .conversation import MAX_CHARS, Message, conversation_window
 from .documents import SkipFile, content_hash, extract_document, kind_for_name, read_indexed_bytes
@@ -198,6 +198,14 @@ class Workspace:
         with self._transaction():
             for rel in sorted(set(rels)):
                 cand = candidate_for(self.root, rel)
+                if cand is None and links_outside(self.root, rel):
+                    known = self._rows.get(rel)
+                    if known is None or known.reason != OUTSIDE_REASON:
+                        self.remove_file(rel)  # an indexed copy, if the file was replaced by such a link
+                        self._record_link_outside(rel)
+                        report.removed += 1
+                        report.paths.append(rel)
+                    continue
                 if cand is None:
                     if rel in self._rows or rel in self.index.by_rel:
                         self.remove_file(rel)
@@ -300,6 +308,13 @@ class Workspace:
         known = self._rows.pop(rel, None) is not None or known
         if known and self.store is not None:
             self.store.delete(rel)
+
+    def _record_link_outside(self, rel: str) -> None:
+        """A symlink leading out, met between walks: listed as the walk lists it (a walk row), never read."""
+        status = FileStatus(rel, "skipped", OUTSIDE_REASON)
+        self._rows[rel] = FileRow(rel, "dir", 0, 0, "", status.state, status.reason)
+        if self.store is not None:
+            self.store.put_status(status, "dir", 0, 0)
 
     def _record_walk_problems(self, problems: list[FileStatus]) -> None:
         """Directories that could not be listed, and entries that are not regular files, as of this walk."""

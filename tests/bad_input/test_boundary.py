@@ -178,3 +178,22 @@ def test_a_session_whose_cwd_is_root_is_refused(tmp_path, now_ms):
     DshLog(home2, "s-rel", "../..").append_rows([])
     out = knit("rank", "--session", "auto", "--dsh-home", str(home2), "--json")
     assert out.returncode == 2 and out.stdout == ""
+
+
+def test_a_file_replaced_by_a_link_leading_out_is_dropped_and_listed_between_walks(tmp_path):
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "a.md").write_text("# A\n\nokapi notes", encoding="utf-8")
+    secret = tmp_path / "secret.md"
+    secret.write_text(f"# Secret\n\n{SECRET} okapi", encoding="utf-8")
+    ws = Workspace.open_persistent(str(root))
+    assert "a.md" in ws.index.by_rel
+    (root / "a.md").unlink()
+    os.symlink(secret, root / "a.md")
+    ws.apply_changes(["a.md"])  # what the watcher reports
+    assert "a.md" not in ws.index.by_rel
+    assert (ws.statuses["a.md"].state, ws.statuses["a.md"].reason) == ("skipped", OUTSIDE_REASON)
+    assert ws.apply_changes(["a.md"]).changes == 0  # reported again: nothing to do
+    ws.refresh()  # and the next walk agrees
+    assert (ws.statuses["a.md"].state, ws.statuses["a.md"].reason) == ("skipped", OUTSIDE_REASON)
+    ws.close()
