@@ -7,16 +7,25 @@ import contextlib
 import gc
 import json
 import os
+import sqlite3
 import sys
 import time
 from collections import Counter
 from collections.abc import Sequence
 
 from . import __version__
-from .core.conversation import Message, MessagesFormatError, load_messages, messages_from_json
+from .core.boundary import UnsafeWorkspace, check_workspace
+from .core.conversation import (
+    MAX_MESSAGES_BYTES,
+    Message,
+    MessagesFormatError,
+    load_messages,
+    messages_from_json,
+)
 from .core.dsh_sessions import SessionLog, active_session, discover, dsh_home, find_session, sessions_root
 from .core.payloads import context_payload, peek_rows, rank_payload
 from .core.render import render_context, render_rank
+from .core.text import escape_controls
 from .core.timefmt import relative_time_en
 from .core.workspace import RankInput, Workspace, WorkspaceNotFound, has_persistent_index
 from .demo import prepare_demo_workspace
@@ -42,9 +51,9 @@ def _positive_int(value: str) -> int:
     try:
         number = int(value)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {value!r}") from None
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {value[:40]!r}") from None
     if number < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {value!r}")
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {value[:40]!r}")
     return number
 
 
@@ -52,7 +61,7 @@ def _epoch_ms(value: str) -> int:
     try:
         return int(value)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected milliseconds since the epoch, got {value!r}") from None
+        raise argparse.ArgumentTypeError(f"expected milliseconds since the epoch, got {value[:40]!r}") from None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -64,6 +73,11 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--workspace", metavar="DIR", help="the project folder to rank")
         p.add_argument("--demo", action="store_true", help="use the bundled demo workspace and conversation")
         p.add_argument("--dsh-home", metavar="DIR", help="DSH's home directory (default: $DSH_HOME or ~/.dsh)")
+        allow_large_arg(p)
+
+    def allow_large_arg(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--allow-large-workspace", action="store_true",
+                       help="accept /, your home folder or a system folder as the workspace")
 
     def input_args(p: argparse.ArgumentParser) -> None:
         group = p.add_mutually_exclusive_group()
@@ -105,6 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
     peek.add_argument("--session", metavar="ID|auto", default="auto")
     peek.add_argument("--now", type=int, metavar="EPOCH_MS")
     peek.add_argument("--json", action="store_true")
+    allow_large_arg(peek)
 
     mcp = sub.add_parser("mcp", help="serve the agent tools (knit_docs) over MCP on stdin/stdout")
     mcp.add_argument("--workspace", metavar="DIR", help="always answer for this folder (default: the active session's)")
@@ -118,6 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     memory_help = "the memory directory (default: the one chosen in Settings, else <DSH home>/memory)"
     mcp.add_argument("--memory-dir", metavar="DIR", help=memory_help)
+    allow_large_arg(mcp)
 
     def memory_args(p: argparse.ArgumentParser) -> None:
         p.add_argument("--memory-dir", metavar="DIR", help=memory_help)
@@ -148,7 +164,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _read_messages(source: str) -> list[Message]:
     try:
         if source == "-":
-            return messages_from_json(sys.stdin.read())
+            return messages_from_json(sys.stdin.read(MAX_MESSAGES_BYTES + 1))
         return load_messages(source)
     except MessagesFormatError as exc:
         raise UsageError(f"--messages {source}: {exc}") from None
@@ -174,6 +190,10 @@ def _rank_input(args: argparse.Namespace) -> RankInput:
         if not args.workspace:
             if not log.cwd:
                 raise UsageError(f"DSH session {log.session_id} has no working directory; pass --workspace")
+            try:
+                check_workspace(log.cwd, getattr(args, "allow_large_workspace", False))
+            except UnsafeWorkspace as exc:
+                raise UsageError(f"DSH session {log.session_id}: {exc}") from None
             args.workspace = log.cwd
         return RankInput.from_messages(log.messages)
     if getattr(args, "query", None) is not None:
@@ -189,7 +209,14 @@ def _workspace_root(args: argparse.Namespace) -> str:
     root = args.workspace or (str(prepare_demo_workspace(_now(args))) if args.demo else None)
     if root is None:
         raise UsageError("--workspace DIR is required (or --demo)")
+    _check_workspace(root, args)
     return root
+
+
+def _check_workspace(root: str, args: argparse.Namespace) -> None:
+    """The core rule for what may be a workspace (exit 2 with one line); a missing folder is left to exit 3."""
+    if os.path.isdir(root):
+        check_workspace(os.path.abspath(root), getattr(args, "allow_large_workspace", False))
 
 
 def _open_workspace(args: argparse.Namespace) -> Workspace:
@@ -224,7 +251,7 @@ class _ProgressBar:
         filled = int(width * done / max(total, 1))
         rate = done / max(now - self.start, 1e-6)
         eta = (total - done) / rate if rate > 0 else 0
-        name = rel if len(rel) <= 40 else "…" + rel[-39:]
+        name = escape_controls(rel if len(rel) <= 40 else "…" + rel[-39:])
         sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} ETA {eta:4.0f}s {name:<40}")
         sys.stderr.flush()
 
@@ -236,6 +263,12 @@ class _ProgressBar:
 
 def _now(args: argparse.Namespace) -> int:
     return args.now if getattr(args, "now", None) is not None else int(time.time() * 1000)
+
+
+def _say(text: str = "") -> None:
+    """One piece of human-readable output: control characters that came from files (titles, snippets, paths) are
+    escaped so they cannot drive the terminal (JSON output is escaped by json itself)."""
+    print(escape_controls(text))
 
 
 def _print_json(data: object) -> None:
@@ -250,7 +283,7 @@ def cmd_rank(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(rank_payload(ranking, args.limit))
     else:
-        print(render_rank(ranking, now, args.limit))
+        _say(render_rank(ranking, now, args.limit))
         _report_problems(workspace)
     return EXIT_OK
 
@@ -262,7 +295,7 @@ def cmd_context(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(context_payload(pack))
     else:
-        print(render_context(pack))
+        _say(render_context(pack))
         _report_problems(workspace)
     return EXIT_OK
 
@@ -283,23 +316,25 @@ def cmd_index(args: argparse.Namespace) -> int:
         _print_json({"root": workspace.root, "counts": counts, "files": files})
         return EXIT_OK
     report = workspace.last_refresh
-    print(f"{workspace.root}: {counts['indexed']} indexed, {counts['skipped']} skipped, {counts['failed']} failed")
-    print(
+    _say(f"{workspace.root}: {counts['indexed']} indexed, {counts['skipped']} skipped, {counts['failed']} failed")
+    _say(
         f"this run: {report.added} new, {report.changed} changed, {report.touched} touched, {report.removed} removed,"
         f" {report.unchanged} unchanged in {elapsed:.1f} s"
     )
     reasons = Counter((s.state, s.reason) for s in workspace.problems())
     for (state, reason), n in reasons.most_common(5):
-        print(f"  {n:>5} {state}: {reason}")
+        _say(f"  {n:>5} {state}: {reason}")
     problems = workspace.problems()
     for status in problems[:20]:
-        print(f"  {status.state:8} {status.rel}: {status.reason}")
+        _say(f"  {status.state:8} {status.rel}: {status.reason}")
     if len(problems) > 20:
-        print(f"  … and {len(problems) - 20} more (--json lists every file)")
+        _say(f"  … and {len(problems) - 20} more (--json lists every file)")
     return EXIT_OK
 
 
 def cmd_gui(args: argparse.Namespace) -> int:
+    if args.workspace and os.path.isdir(args.workspace):
+        _check_workspace(args.workspace, args)  # before Qt loads: a refusal is one line, no window
     from .ui import app  # Qt widgets load only for the window
 
     messages = None
@@ -333,9 +368,9 @@ def cmd_peek(args: argparse.Namespace) -> int:
         _print_json([{k: r[k] for k in ("rel", "title", "mtime_ms")} for r in rows])
         return EXIT_OK
     for i, r in enumerate(rows, start=1):
-        print(f"{i}. {r['title']} — {r['rel']}  ({relative_time_en(r['mtime_ms'], now)})")
+        _say(f"{i}. {r['title']} — {r['rel']}  ({relative_time_en(r['mtime_ms'], now)})")
     if not rows:
-        print("No documents in this workspace yet.")
+        _say("No documents in this workspace yet.")
     return EXIT_OK
 
 
@@ -377,12 +412,12 @@ def cmd_sessions(args: argparse.Namespace) -> int:
         _print_json({"root": str(sessions_root(dsh_home(args.dsh_home))), "sessions": [_session_summary(x, active) for x in ordered]})
         return EXIT_OK
     if not ordered:
-        print(f"No DSH sessions under {sessions_root(dsh_home(args.dsh_home))}.")
+        _say(f"No DSH sessions under {sessions_root(dsh_home(args.dsh_home))}.")
     for log in ordered:
         mark = "*" if log is active else " "
         title = log.title or "(untitled)"
         note = f"  [unreadable: {log.problem}]" if log.problem and log.header is None else ""
-        print(f"{mark} {log.session_id}  {title}  {log.cwd}{note}")
+        _say(f"{mark} {log.session_id}  {title}  {log.cwd}{note}")
     return EXIT_OK
 
 
@@ -396,11 +431,11 @@ def cmd_conversation(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(payload)
         return EXIT_OK
-    print(f"{log.title or '(untitled)'} — {log.session_id} — {log.cwd}")
+    _say(f"{log.title or '(untitled)'} — {log.session_id} — {log.cwd}")
     for m in log.messages:
         first = m.text.strip().splitlines()[0] if m.text.strip() else ""
-        print(f"  [{m.seq}] {m.role}: {first[:100]}")
-    print(f"{len(log.messages)} messages, {len(log.reads)} reads")
+        _say(f"  [{m.seq}] {m.role}: {first[:100]}")
+    _say(f"{len(log.messages)} messages, {len(log.reads)} reads")
     return EXIT_OK
 
 
@@ -410,10 +445,12 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     workspace = os.path.realpath(args.workspace) if args.workspace else None
     if workspace is not None and not os.path.isdir(workspace):
         raise WorkspaceNotFound(args.workspace)
+    if workspace is not None:
+        _check_workspace(workspace, args)
     if args.print_config:
         sys.stdout.write(mcp_server.print_config(args.print_config, workspace, args.dsh_home))
         return EXIT_OK
-    return mcp_server.serve(workspace, args.dsh_home, args.memory_dir)
+    return mcp_server.serve(workspace, args.dsh_home, args.memory_dir, args.allow_large_workspace)
 
 
 def _memory_store(args: argparse.Namespace):
@@ -430,7 +467,7 @@ def cmd_propose(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     where = f" → {proposal.target}" + (f" › {proposal.chapter}" if proposal.chapter else "") if proposal.target else ""
-    print(("Queued for confirmation" if new else "Already waiting for confirmation") + f"{where}: {proposal.text}")
+    _say(("Queued for confirmation" if new else "Already waiting for confirmation") + f"{where}: {proposal.text}")
     return EXIT_OK
 
 
@@ -444,7 +481,7 @@ def cmd_memory(args: argparse.Namespace) -> int:
 
             _print_json(hits_payload(hits, text, os.path.realpath(store.memory_dir)))
         else:
-            print(text or f"No memory matches “{args.query}”.")
+            _say(text or f"No memory matches “{args.query}”.")
         return EXIT_OK
     rows = sorted(libraries, key=lambda lib: -lib.tokens)
     if args.json:
@@ -455,14 +492,14 @@ def cmd_memory(args: argparse.Namespace) -> int:
                      for lib in rows])
         return EXIT_OK
     if not rows:
-        print(f"No memory files in {store.memory_dir} yet.")
+        _say(f"No memory files in {store.memory_dir} yet.")
     for lib in rows:
         tags = f"  [{', '.join(lib.tags)}]" if lib.tags else ""
-        print(f"{lib.name} — {os.path.basename(lib.path)}  ~{lib.tokens} tok{tags}")
+        _say(f"{lib.name} — {os.path.basename(lib.path)}  ~{lib.tokens} tok{tags}")
         for c in lib.chapters:
             if not c.implicit:
                 ctags = f"  [{', '.join(c.tags)}]" if c.tags else ""
-                print(f"  {c.start}-{c.end}  {c.title}  ~{c.tokens} tok, {len(c.entries)} entries{ctags}")
+                _say(f"  {c.start}-{c.end}  {c.title}  ~{c.tokens} tok, {len(c.entries)} entries{ctags}")
     return EXIT_OK
 
 
@@ -514,12 +551,42 @@ def main(argv: Sequence[str] | None = None) -> int:
                 _exit_now(status)
             return status
         return COMMANDS[args.command](args)
-    except UsageError as exc:
-        print(f"knit-desktop: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
     except WorkspaceNotFound as exc:
-        print(f"knit-desktop: error: workspace not found: {exc}", file=sys.stderr)
+        _error(f"workspace not found: {exc}")
         return EXIT_NO_WORKSPACE
+    except BaseException as exc:  # noqa: BLE001 - the one place where anything left becomes one line
+        message = _failure_line(exc)
+        if message is None:
+            raise
+        _error(message)
+        return EXIT_USAGE
+
+
+def _error(message: str) -> None:
+    line = " ".join(escape_controls(message).split())
+    with contextlib.suppress(OSError, ValueError):
+        print(f"knit-desktop: error: {line[:1000]}", file=sys.stderr)
+
+
+def _failure_line(exc: BaseException) -> str | None:
+    """What an exception that reached the command line says in one line (exit 2), or None to let it through
+    (Ctrl-C, SystemExit; any exception when KNIT_DESKTOP_DEBUG is set, for its traceback)."""
+    if isinstance(exc, (UsageError, UnsafeWorkspace)):
+        return str(exc)
+    if isinstance(exc, (KeyboardInterrupt, SystemExit, GeneratorExit)) or os.environ.get("KNIT_DESKTOP_DEBUG"):
+        return None
+    if isinstance(exc, RecursionError):
+        return "the input is nested too deeply"
+    if isinstance(exc, MemoryError):
+        return "not enough memory for this input"
+    if isinstance(exc, OSError):
+        where = f" {exc.filename}" if exc.filename else ""
+        return f"cannot use{where}: {exc.strerror or exc}"
+    if isinstance(exc, sqlite3.Error):
+        return f"the index database cannot be used: {exc} (is Knit's data directory writable?)"
+    if isinstance(exc, ValueError):
+        return f"invalid input: {exc}"
+    return f"unexpected {exc.__class__.__name__}: {exc} (set KNIT_DESKTOP_DEBUG=1 for the traceback)"
 
 
 if __name__ == "__main__":

@@ -131,11 +131,12 @@ def build_server(host: ToolHost) -> Server:
     )
 
 
-def serve(workspace: str | None, dsh_home_dir: str | None, memory_dir: str | None = None) -> int:
+def serve(workspace: str | None, dsh_home_dir: str | None, memory_dir: str | None = None,
+          allow_large_workspace: bool = False) -> int:
     def factory() -> AgentTools:
         from .core.agent import AgentTools
 
-        return AgentTools(workspace, dsh_home_dir, memory_dir)
+        return AgentTools(workspace, dsh_home_dir, memory_dir, allow_large_workspace=allow_large_workspace)
 
     host = ToolHost(factory)
     server = build_server(host)

@@ -64,12 +64,21 @@ def test_binary_file_named_md_is_skipped_with_a_reason(tmp_path):
         extract_document(str(path), "image.md", "md", 0, path.stat().st_size)
 
 
-def test_invalid_utf8_is_decoded_with_replacement(tmp_path):
+def test_text_that_is_not_utf8_is_decoded_as_latin1_and_says_so(tmp_path):
     path = tmp_path / "latin1.md"
     path.write_bytes("# Caf\xe9 notes\n\nna\xefve text\n".encode("latin-1"))
     doc = extract_document(str(path), "latin1.md", "md", 0, path.stat().st_size)
-    assert doc.title == "Caf\ufffd notes"
-    assert "na\ufffdve" in doc.body
+    assert doc.title == "Café notes"
+    assert "naïve" in doc.body
+    assert doc.status_note == "decoded as Latin-1"
+
+
+def test_utf8_with_a_stray_byte_is_decoded_with_replacement(tmp_path):
+    path = tmp_path / "mostly.md"
+    path.write_bytes("# Café notes\n\nnaïve text, déjà vu, voilà\n".encode() + b"one bad byte \xff here\n")
+    doc = extract_document(str(path), "mostly.md", "md", 0, path.stat().st_size)
+    assert doc.title == "Café notes"
+    assert "\ufffd" in doc.body and doc.status_note == ""
 
 
 def test_huge_file_is_indexed_up_to_the_cap(tmp_path):

@@ -56,12 +56,12 @@ def test_every_file_gets_a_status_and_bad_files_do_not_stop_the_scan(make_worksp
     )
     real_read = documents.read_indexed_bytes
 
-    def flaky_read(path, kind):
+    def flaky_read(path, kind, root=None):
         if path.endswith("locked.md"):
             raise PermissionError(13, "Permission denied", path)
         if path.endswith("vanishing.md"):
             os.remove(path)  # deleted between the scan and the read
-        return real_read(path, kind)
+        return real_read(path, kind, root)
 
     monkeypatch.setattr(documents, "read_indexed_bytes", flaky_read)
     ws = Workspace.open(str(root))

@@ -42,10 +42,11 @@ class AgentTools:
     settings the window writes, then from the defaults."""
 
     def __init__(self, workspace: str | None = None, dsh_home_dir: str | None = None,
-                 memory_dir: str | None = None, settings: SharedSettings | None = None) -> None:
+                 memory_dir: str | None = None, settings: SharedSettings | None = None,
+                 allow_large_workspace: bool = False) -> None:
         settings = settings if settings is not None else SharedSettings.load()
         home = dsh_home_dir or settings.dsh_home or None
-        self.docs = KnitDocs(workspace, home)
+        self.docs = KnitDocs(workspace, home, allow_large_workspace=allow_large_workspace)
         self.memory = MemoryStore(memory_dir or settings.memory_dir or None, home)
 
     def close(self) -> None:

@@ -100,15 +100,25 @@ def parse_messages(data: object) -> list[Message]:
     return messages
 
 
+MAX_MESSAGES_BYTES = 64 * 1024 * 1024  # a messages file larger than this is refused, not read
+
+
 def load_messages(path: str | Path) -> list[Message]:
     """Read a messages file; raises OSError, MessagesFormatError (bad JSON is reported as a format error)."""
-    raw = Path(path).read_text(encoding="utf-8", errors="replace")
-    return messages_from_json(raw)
+    with open(path, "rb") as handle:
+        raw = handle.read(MAX_MESSAGES_BYTES + 1)
+    return messages_from_json(raw.decode("utf-8", errors="replace"))
 
 
 def messages_from_json(raw: str) -> list[Message]:
+    if len(raw) > MAX_MESSAGES_BYTES:
+        raise MessagesFormatError(f"larger than {MAX_MESSAGES_BYTES // (1024 * 1024)} MB")
     try:
         data = json.loads(raw)
     except json.JSONDecodeError as exc:
         raise MessagesFormatError(f"not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    except RecursionError:
+        raise MessagesFormatError("not valid JSON (nested too deeply)") from None
+    except ValueError as exc:  # e.g. a number with more digits than Python converts
+        raise MessagesFormatError(f"not valid JSON ({exc})") from None
     return parse_messages(data)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import re
 from dataclasses import dataclass, field
 
+from .boundary import read_inside
 from .text import collapse_whitespace, truncate
 
 DOC_KINDS = ("md", "txt", "pdf")
@@ -36,6 +38,13 @@ SUMMARY_CHARS = 60
 HEAD_CHARS = 16 * 1024  # title and summary come from the head, as in the reference
 BODY_CAP_BYTES = 2 * 1024 * 1024  # the searchable body is the whole file up to this size
 BINARY_SNIFF_BYTES = 8192
+TRUNCATED_NOTE = "indexed the first 2 MB (file is larger)"
+# A PDF is read up to this many bytes (a larger one is opened from its first PDF_READ_CAP bytes, which PyMuPDF
+# repairs into the pages they hold) and indexed up to MAX_PDF_PAGES pages or the body cap, whichever comes first.
+PDF_READ_CAP = 64 * 1024 * 1024
+MAX_PDF_PAGES = 2000
+# Share of control characters above which decoded bytes are not text (tab, newlines, form feed and ESC excepted).
+MAX_CONTROL_SHARE = 0.05
 
 
 @dataclass
@@ -53,6 +62,13 @@ class Document:
     content_hash: str = ""  # of the bytes that were indexed; empty for media (never read)
     # PDFs: character offset where each page starts in `body` (page n starts at page_starts[n-1]).
     page_starts: list[int] = field(default_factory=list)
+    note: str = ""  # what the "indexed" status adds: a cut at a budget, the encoding the text was decoded from
+
+    @property
+    def status_note(self) -> str:
+        if self.note:
+            return self.note
+        return TRUNCATED_NOTE if self.truncated else ""
 
     @property
     def name(self) -> str:
@@ -83,14 +99,29 @@ def kind_for_name(name: str) -> str | None:
 # --- Markdown ---------------------------------------------------------------------------------------
 
 _FENCE = re.compile(r"^(```|~~~)")
-_H1 = re.compile(r"^ {0,3}#[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")
 _HEADING = re.compile(r"^#{1,6}\s")
 _LIST_ITEM = re.compile(r"^([-*+]|\d+\.)\s")
 _RULE = re.compile(r"^([-*_]\s*){3,}$")
-_IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
-_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+# No bracket in the text and no parenthesis in the target: every scan stops at the next one, so floods of `[` or
+# `](` cost linear time.
+_IMAGE = re.compile(r"!\[[^\[\]]*\]\([^()]*\)")
+_LINK = re.compile(r"\[([^\[\]]*)\]\([^()]*\)")
 _CODE = re.compile(r"`([^`]*)`")
 _EMPHASIS = re.compile(r"[*_~]")
+
+
+def atx_h1(line: str) -> str | None:
+    """The text of an ATX level-1 heading line (`# Title`, optionally closed by `#`s), else None. Plain string
+    work: the regular expression it replaces backtracked quadratically on long runs of spaces."""
+    indent = len(line) - len(line.lstrip(" "))
+    rest = line[indent:]
+    if indent > 3 or not rest.startswith("#") or rest[1:2] not in (" ", "\t"):
+        return None
+    content = rest[1:].strip(" \t")
+    unclosed = content.rstrip("#")
+    if unclosed != content and unclosed and unclosed[-1] in " \t":
+        content = unclosed.rstrip(" \t")
+    return content
 
 
 def strip_inline(text: str) -> str:
@@ -130,9 +161,9 @@ def parse_markdown(text: str, file_name: str) -> tuple[str, str]:
         if in_fence:
             continue
         if not title:
-            m = _H1.match(line)
-            if m:
-                title = strip_inline(m.group(1))
+            heading = atx_h1(line)
+            if heading is not None:
+                title = strip_inline(heading)
                 continue
         if not summary and _is_summary_candidate(stripped):
             summary = strip_inline(stripped)
@@ -171,46 +202,131 @@ def content_hash(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
-def read_indexed_bytes(path: str, kind: str) -> bytes:
-    """The bytes a document's index entry is built from (text files: up to the cap plus one byte)."""
+def read_indexed_bytes(path: str, kind: str, root: str | None = None) -> bytes:
+    """The bytes a document's index entry is built from: text files up to the cap plus one byte, PDFs up to
+    PDF_READ_CAP plus one byte; never the rest of the file. With `root` (the workspace's real path) the file must
+    resolve inside it (see boundary.read_inside)."""
+    limit = (PDF_READ_CAP if kind == "pdf" else BODY_CAP_BYTES) + 1
+    if root is not None:
+        return read_inside(root, path, limit)
     with open(path, "rb") as handle:
-        return handle.read() if kind == "pdf" else handle.read(BODY_CAP_BYTES + 1)
+        return handle.read(limit)
 
 
-def decode_text(data: bytes) -> tuple[str, bool, str]:
-    """Text, whether it was cut at the cap, and the content hash; raises SkipFile for binary content."""
-    digest = content_hash(data)
-    if looks_binary(data[:BINARY_SNIFF_BYTES]):
+_BOMS = (  # UTF-32 first: its little-endian mark starts with UTF-16's
+    (codecs.BOM_UTF32_LE, "utf-32-le", "UTF-32"),
+    (codecs.BOM_UTF32_BE, "utf-32-be", "UTF-32"),
+    (codecs.BOM_UTF8, "utf-8", ""),
+    (codecs.BOM_UTF16_LE, "utf-16-le", "UTF-16"),
+    (codecs.BOM_UTF16_BE, "utf-16-be", "UTF-16"),
+)
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1a\x1c-\x1f\x7f-\x9f]")
+_SAMPLE_CHARS = 65536
+
+
+def _mostly_text(text: str) -> bool:
+    sample = text[:_SAMPLE_CHARS]
+    return len(_CONTROL.findall(sample)) <= MAX_CONTROL_SHARE * max(1, len(sample))
+
+
+def _looks_gb(text: str) -> bool:
+    """Whether GB18030-decoded text reads as Chinese: its non-ASCII characters are mostly two-byte GB2312 ones
+    (both bytes >= 0xA1). Latin-1 text decoded as GB18030 pairs an accented letter with the ASCII letter after it."""
+    non_ascii = [ch for ch in text[:_SAMPLE_CHARS] if ch > "\x7f"]
+    if not non_ascii:
+        return False
+    good = 0
+    for ch in non_ascii:
+        encoded = ch.encode("gb18030")
+        good += len(encoded) == 2 and encoded[0] >= 0xA1 and encoded[1] >= 0xA1
+    return good >= 0.8 * len(non_ascii)
+
+
+def _decode(data: bytes, final: bool) -> tuple[str, str]:
+    """Text and the name of the encoding it was decoded from ("" for UTF-8); raises SkipFile for binary content.
+    `final` is False when `data` was cut at a cap (a character split there is dropped, not replaced)."""
+    for bom, codec, name in _BOMS:
+        if data.startswith(bom):
+            text = codecs.getincrementaldecoder(codec)("replace").decode(data[len(bom) :], final=final)
+            if not _mostly_text(text):
+                raise SkipFile("binary content in a text file")
+            return text, name
+    if b"\x00" in data[:BINARY_SNIFF_BYTES]:
         raise SkipFile("binary content in a text file")
-    truncated = len(data) > BODY_CAP_BYTES
+    try:
+        return codecs.getincrementaldecoder("utf-8")("strict").decode(data, final=final), ""
+    except UnicodeDecodeError:
+        pass
+    text = codecs.getincrementaldecoder("utf-8")("replace").decode(data, final=final)
+    sample = text[:_SAMPLE_CHARS]
+    bad = sample.count("\ufffd")
+    if sum(1 for ch in sample if ch > "\x7f") - bad > 4 * bad:  # UTF-8 with a few stray bytes
+        return text, ""
+    try:
+        gb = codecs.getincrementaldecoder("gb18030")("strict").decode(data, final=final)
+    except UnicodeDecodeError:
+        gb = None
+    if gb is not None and _looks_gb(gb) and _mostly_text(gb):
+        return gb, "GB18030"
+    latin = data.decode("latin-1")
+    if _mostly_text(latin) and not looks_binary_latin(data):
+        return latin, "Latin-1"
+    raise SkipFile("binary content in a text file")
+
+
+def looks_binary_latin(data: bytes) -> bool:
+    """Bytes that only decode as Latin-1 are text when most of them are printable ASCII."""
+    sample = data[:BINARY_SNIFF_BYTES]
+    high = sum(1 for b in sample if b >= 0x80)
+    return high > 0.3 * max(1, len(sample))
+
+
+def decode_text(data: bytes, cap: int = BODY_CAP_BYTES) -> tuple[str, bool, str, str]:
+    """Text (of at most `cap` bytes), whether it was cut at the cap, the content hash and the encoding used when
+    it is not UTF-8 (UTF-16/32 with a byte order mark, else GB18030 or Latin-1 for text that is not UTF-8);
+    raises SkipFile for binary content."""
+    digest = content_hash(data)
+    truncated = len(data) > cap
     if truncated:
-        data = data[:BODY_CAP_BYTES]
-    text = data.decode("utf-8", errors="replace")
+        data = data[:cap]
+    text, encoding = _decode(data, final=not truncated)
     if text.startswith("\ufeff"):
         text = text[1:]
-    return text, truncated, digest
+    return text, truncated, digest, encoding
+
+
+def _cut_in_place(data: bytearray, size: int) -> bytearray:
+    del data[size:]
+    return data
 
 
 def extract_document(
-    path: str, rel: str, kind: str, mtime_ms: int, size: int, data: bytes | None = None
+    path: str, rel: str, kind: str, mtime_ms: int, size: int, data: bytes | None = None, root: str | None = None
 ) -> Document:
-    """Build the Document for one file (from `data` when the caller already read it). Raises SkipFile for a
-    deliberate skip, OSError/ValueError on failure."""
+    """Build the Document for one file (from `data` when the caller already read it; else read within `root`, the
+    workspace's real path). Raises SkipFile for a deliberate skip, OutsideWorkspace, OSError/ValueError on failure."""
     name = rel.rsplit("/", 1)[-1]
     if kind in MEDIA_KINDS:
         title = name.rsplit(".", 1)[0] if "." in name else name
         return Document(rel=rel, kind=kind, title=title, summary="", mtime_ms=mtime_ms, size=size)
     if data is None:
-        data = read_indexed_bytes(path, kind)
+        data = read_indexed_bytes(path, kind, root)
     if kind == "pdf":
         from .pdf import extract_pdf  # PyMuPDF is loaded only when a PDF is met
 
-        doc = extract_pdf(data, rel, mtime_ms, size)
-        doc.content_hash = content_hash(data)
+        digest = content_hash(data)
+        cut = len(data) > PDF_READ_CAP
+        if cut:  # cut in place when we own the buffer: a second 64 MB copy is not needed
+            data = data[:PDF_READ_CAP] if isinstance(data, bytes) else _cut_in_place(data, PDF_READ_CAP)
+        doc = extract_pdf(data, rel, mtime_ms, size, cut)
+        doc.content_hash = digest
         return doc
-    text, truncated, digest = decode_text(data)
+    text, truncated, digest, encoding = decode_text(data)
     title, summary = parse_markdown(text, name) if kind == "md" else parse_text(text, name)
+    notes = [TRUNCATED_NOTE] if truncated else []
+    if encoding:
+        notes.append(f"decoded as {encoding}")
     return Document(
         rel=rel, kind=kind, title=title, summary=summary, mtime_ms=mtime_ms, size=size, body=text,
-        truncated=truncated, content_hash=digest,
+        truncated=truncated, content_hash=digest, note="; ".join(notes),
     )

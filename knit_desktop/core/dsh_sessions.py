@@ -17,7 +17,6 @@ from .dsh_log import LogReader, file_mtime_ms
 
 TRANSCRIPT = re.compile(r"^session(?:\.v([1-9][0-9]*))?\.jsonl(\.zstd)?$")
 _ROOT_ROW = re.compile(r"session-persistence-jsonl")
-_ROOT_KEY = re.compile(r"^\s*root:\s*['\"]?([^'\"#]+?)['\"]?\s*(?:#.*)?$")
 
 
 def dsh_home(explicit: str | None = None) -> Path:
@@ -30,6 +29,20 @@ def dsh_home(explicit: str | None = None) -> Path:
         return Path(os.path.expanduser(chosen))
     env = os.environ.get("DSH_HOME", "").strip()
     return Path(os.path.expanduser(env)) if env else Path.home() / ".dsh"
+
+
+def _root_value(line: str) -> str | None:
+    """The value of a YAML `root: <path>` line (optionally quoted, optionally followed by a comment)."""
+    stripped = line.strip()
+    if not stripped.startswith("root:"):
+        return None
+    value = stripped[5:].split("#", 1)[0].strip()
+    if value[:1] in ("'", '"'):
+        value = value[1:]
+    if value[-1:] in ("'", '"'):
+        value = value[:-1]
+    value = value.strip()
+    return value if value and "'" not in value and '"' not in value else None
 
 
 def sessions_root(home: Path) -> Path:
@@ -47,9 +60,9 @@ def sessions_root(home: Path) -> Path:
             for follow in lines[i + 1 : i + 15]:
                 if follow.lstrip().startswith("- ") and "id:" in follow:
                     break  # the next row began
-                m = _ROOT_KEY.match(follow)
-                if m:
-                    root = Path(os.path.expanduser(m.group(1).strip()))
+                value = _root_value(follow)
+                if value:
+                    root = Path(os.path.expanduser(value))
                     return root if root.is_absolute() else home / root
     return home / "sessions"
 

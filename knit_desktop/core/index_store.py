@@ -23,17 +23,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from .documents import Document
+from .documents import TRUNCATED_NOTE, Document
 from .links import Ref
 from .scan import FileStatus
 from .search_index import SearchIndex
 
 SCHEMA_VERSION = 1
-SNAPSHOT_FORMAT = 3
+SNAPSHOT_FORMAT = 4
 # Snapshot lists are marshalled in slices: one marshal call holds the GIL throughout, and a 20,000-document list
 # in one call would freeze the window (which shares the GIL with the indexer thread) for 30-80 ms.
 SNAPSHOT_SLICE = 2000
-TRUNCATED_NOTE = "indexed the first 2 MB (file is larger)"
 # A snapshot with more removed than this share of documents is rebuilt instead, dropping dead postings.
 MAX_DEAD_SHARE = 0.3
 
@@ -115,9 +114,12 @@ class IndexStore:
         self.read_only = False
         self.notice = ""
         self._pending: list[tuple[str, tuple]] | None = None
-        # An unwritable cache: opening below falls back to read-only or fails with a clear error.
-        with contextlib.suppress(OSError):
+        try:
             db_path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            if not db_path.is_file():
+                raise  # no index and nowhere to put one: the caller says why in one line
+            # an existing index in an unwritable cache: opened read-only below
         if db_path.is_dir() or (db_path.exists() and not db_path.is_file()):
             self._set_aside("its path is not a file")
         try:
@@ -283,7 +285,7 @@ class IndexStore:
             " body, truncated, page_starts, refs) VALUES (?, ?, ?, ?, ?, 'indexed', ?, ?, ?, ?, ?, ?, ?)",
             (
                 doc.rel, doc.kind, doc.mtime_ms, doc.size, doc.content_hash,
-                TRUNCATED_NOTE if doc.truncated else "",
+                doc.status_note,
                 doc.title, doc.summary, zlib.compress(doc.body.encode("utf-8", "surrogatepass"), 1),
                 int(doc.truncated), json.dumps(doc.page_starts), json.dumps([(r.raw, r.line) for r in refs]),
             ),
@@ -314,12 +316,13 @@ class IndexStore:
     def stored_documents(self) -> Iterator[tuple[Document, list[Ref]]]:
         """Every indexed document with its body, for rebuilding the postings without reading the workspace."""
         cursor = self.db.execute(
-            "SELECT rel, kind, mtime_ms, size, content_hash, title, summary, body, truncated, page_starts, refs"
-            " FROM files WHERE state = 'indexed' ORDER BY rel"
+            "SELECT rel, kind, mtime_ms, size, content_hash, title, summary, body, truncated, page_starts, refs,"
+            " reason FROM files WHERE state = 'indexed' ORDER BY rel"
         )
-        for rel, kind, mtime, size, digest, title, summary, body, truncated, pages, refs in cursor:
+        for rel, kind, mtime, size, digest, title, summary, body, truncated, pages, refs, reason in cursor:
             text = zlib.decompress(body).decode("utf-8", "surrogatepass") if body is not None else ""
-            doc = Document(rel, kind, title, summary, mtime, size, text, bool(truncated), digest, json.loads(pages))
+            doc = Document(rel, kind, title, summary, mtime, size, text, bool(truncated), digest, json.loads(pages),
+                           reason if reason != TRUNCATED_NOTE else "")
             yield doc, [Ref(raw, line) for raw, line in json.loads(refs)]
 
     # --- snapshot ------------------------------------------------------------------------------------
@@ -327,7 +330,7 @@ class IndexStore:
     def save_snapshot(self, index: SearchIndex, refs: dict[str, list[Ref]]) -> None:
         docs = [
             None if d is None else
-            (d.rel, d.kind, d.title, d.summary, d.mtime_ms, d.size, d.truncated, d.content_hash, d.page_starts)
+            (d.rel, d.kind, d.title, d.summary, d.mtime_ms, d.size, d.truncated, d.content_hash, d.page_starts, d.note)
             for d in index.docs
         ]
         state = {
@@ -374,12 +377,12 @@ class IndexStore:
             if item is None:
                 docs.append(None)
                 continue
-            rel, kind, title, summary, mtime, size, truncated, digest, pages = item
+            rel, kind, title, summary, mtime, size, truncated, digest, pages, note = item
             # The fields set directly instead of through the dataclass __init__ (and its body property):
             # this loop runs once per document on every start.
             doc = new(StoredDocument)
             doc.__dict__.update(rel=rel, kind=kind, title=title, summary=summary, mtime_ms=mtime, size=size,
-                                truncated=truncated, content_hash=digest, page_starts=pages, _store=self)
+                                truncated=truncated, content_hash=digest, page_starts=pages, note=note, _store=self)
             docs.append(doc)
             by_rel[rel] = i
         index.lengths = [tuple(x) for x in state["lengths"]]  # type: ignore[misc]

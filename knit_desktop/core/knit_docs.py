@@ -16,6 +16,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from .agent_tools import DEFAULT_LIMIT, KNIT_DOCS, KNIT_DOCS_DESCRIPTION, MAX_LIMIT
+from .boundary import UnsafeWorkspace, check_workspace
 from .dsh_caller import HOW_WORDS, CallerResolver, Resolved
 from .dsh_sessions import SessionCatalog, dsh_home, sessions_root
 from .heap import release_heap, settle_heap
@@ -57,8 +58,9 @@ class KnitDocs:
     got; `continue_indexing` goes on between calls."""
 
     def __init__(self, workspace: str | None = None, dsh_home_dir: str | None = None,
-                 first_answer_budget_s: float = FIRST_ANSWER_BUDGET_S) -> None:
+                 first_answer_budget_s: float = FIRST_ANSWER_BUDGET_S, allow_large_workspace: bool = False) -> None:
         self.pinned = os.path.realpath(os.path.expanduser(workspace)) if workspace else None
+        self.allow_large = allow_large_workspace
         self.catalog = SessionCatalog(dsh_home(dsh_home_dir))
         self.callers = CallerResolver(self.catalog)
         self.audit = UsageAudit()
@@ -115,6 +117,10 @@ class KnitDocs:
                     "started without --workspace"
                 )
             raise ToolError(f"knit_docs needs a workspace: DSH session {session.session_id} has no working directory")
+        try:
+            check_workspace(root, self.allow_large)
+        except UnsafeWorkspace as exc:
+            raise ToolError(f"knit_docs will not read {root}: {exc}") from None
         try:
             ws = self._workspace(root)
         except WorkspaceNotFound:

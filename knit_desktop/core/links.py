@@ -17,7 +17,10 @@ MAX_REFS_PER_DOC = 500
 LINK_TARGET_EXTENSIONS = (".md", ".markdown", ".txt", ".pdf")
 
 _BACKTICK = re.compile(r"`([^`\n]+)`")
-_MD_LINK = re.compile(r"\[[^\]\n]*\]\(\s*<?([^)\s>]+)")
+# Link text holds no bracket: each `[` starts at most one scan, which stops at the next bracket, so a line of
+# brackets costs linear time (a text class with `[` in it made a 60 KB line of `[` take seconds).
+_MD_LINK = re.compile(r"\[[^\[\]\n]*\]\(\s*<?([^)\s>]+)")
+_LINK_TARGET = re.compile(r"\]\([^()\n]*\)")
 _SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.IGNORECASE)
 _BARE = re.compile(
     r"(?:^|(?<=[\s(（]))((?:[\w.@+-]+/)*[\w.@+-]+\.(?:md|markdown|txt|pdf))(?![\w.])", re.IGNORECASE | re.MULTILINE
@@ -57,7 +60,7 @@ def extract_refs(text: str) -> list[Ref]:
     # Bare paths are looked for where backtick spans and link targets are blanked out, so
     # `00_ Knit PRD/x.md` does not also yield PRD/x.md.
     masked = _BACKTICK.sub(_blank, text)
-    masked = re.sub(r"\]\([^)\n]*\)", _blank, masked)
+    masked = _LINK_TARGET.sub(_blank, masked)
     for m in _BARE.finditer(masked):
         cand = _clean(m.group(1))
         if cand:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pymupdf
 
-from .documents import BODY_CAP_BYTES, SUMMARY_CHARS, Document, SkipFile
+from .documents import BODY_CAP_BYTES, MAX_PDF_PAGES, PDF_READ_CAP, SUMMARY_CHARS, Document, SkipFile
 from .text import collapse_whitespace, truncate
 
 pymupdf.TOOLS.mupdf_display_errors(False)  # corrupt files are reported through our status, not stderr
@@ -17,7 +17,10 @@ def _meaningful_lines(text: str):
             yield tidy
 
 
-def extract_pdf(data: bytes, rel: str, mtime_ms: int, size: int) -> Document:
+def extract_pdf(data: bytes | bytearray, rel: str, mtime_ms: int, size: int, cut: bool = False) -> Document:
+    """The PDF's text, page by page, up to MAX_PDF_PAGES pages or the body cap. `cut`: `data` is only the file's
+    first PDF_READ_CAP bytes (PyMuPDF repairs them into the pages they hold). Any error of PyMuPDF's (a damaged
+    file, a page tree that contains itself) is raised as ValueError with the reason."""
     try:
         pdf = pymupdf.open(stream=data, filetype="pdf")
     except Exception as exc:  # PyMuPDF raises its own types for damaged files
@@ -29,19 +32,30 @@ def extract_pdf(data: bytes, rel: str, mtime_ms: int, size: int) -> Document:
         page_starts: list[int] = []
         used = 0
         truncated = False
-        for page in pdf:
-            text = page.get_text("text")
-            if text and not text.endswith("\n"):
-                text += "\n"
-            page_starts.append(used)
-            if used + len(text) > BODY_CAP_BYTES:
-                text = text[: max(0, BODY_CAP_BYTES - used)]
-                truncated = True
-            parts.append(text)
-            used += len(text)
-            if truncated:
-                break
-        metadata_title = collapse_whitespace((pdf.metadata or {}).get("title") or "")
+        try:
+            count = pdf.page_count
+            for number in range(min(count, MAX_PDF_PAGES)):
+                text = pdf[number].get_text("text")
+                if text and not text.endswith("\n"):
+                    text += "\n"
+                page_starts.append(used)
+                if used + len(text) > BODY_CAP_BYTES:
+                    text = text[: max(0, BODY_CAP_BYTES - used)]
+                    truncated = True
+                parts.append(text)
+                used += len(text)
+                if truncated:
+                    break
+            metadata_title = collapse_whitespace((pdf.metadata or {}).get("title") or "")
+        except Exception as exc:  # noqa: BLE001 - every PyMuPDF failure is this file's, reported in its status
+            raise ValueError(f"damaged PDF ({exc or exc.__class__.__name__})") from None
+    notes = []
+    if truncated:
+        notes.append(f"indexed the first {len(parts)} pages (the text cap of 2 MB)")
+    elif count > MAX_PDF_PAGES:
+        notes.append(f"indexed the first {MAX_PDF_PAGES} of {count} pages")
+    if cut:
+        notes.append(f"read the first {PDF_READ_CAP // (1024 * 1024)} MB of a larger PDF")
     body = "".join(parts)
     if not body.strip():
         raise SkipFile("no text layer — scanned PDF?")
@@ -58,6 +72,7 @@ def extract_pdf(data: bytes, rel: str, mtime_ms: int, size: int) -> Document:
         mtime_ms=mtime_ms,
         size=size,
         body=body,
-        truncated=truncated,
+        truncated=truncated or cut or count > MAX_PDF_PAGES,
         page_starts=page_starts,
+        note="; ".join(notes),
     )

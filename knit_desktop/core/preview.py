@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 
 import pymupdf
 
-from .documents import SkipFile, decode_text
+from .boundary import OutsideWorkspace, os_path, read_inside, real_inside, resolve_inside
+from .documents import PDF_READ_CAP, SkipFile, decode_text
 from .links import LinkGraph
 
 PREVIEW_BYTES = 512 * 1024
@@ -26,11 +27,22 @@ class PreviewData:
     problem: str = ""  # why the text could not be shown
 
 
+def open_pdf(root: str | None, path: str) -> pymupdf.Document:
+    """A PDF opened within the workspace (`root`, its real path): by its resolved path, or from its first
+    PDF_READ_CAP bytes when it is larger (PyMuPDF would otherwise scan all of it to repair a damaged tail)."""
+    if root is None:
+        root = os.path.dirname(os.path.realpath(path))
+    real = real_inside(root, path)
+    if os.path.getsize(real) <= PDF_READ_CAP:
+        return pymupdf.open(real, filetype="pdf")
+    return pymupdf.open(stream=read_inside(root, real, PDF_READ_CAP), filetype="pdf")
+
+
 def load_preview(root: str, rel: str, kind: str, graph: LinkGraph | None) -> PreviewData:
-    path = os.path.join(root, rel)
+    root_real = os.path.realpath(root)
+    path = os_path(root_real, rel)
     data = PreviewData(rel, kind, path)
-    real_root = os.path.realpath(root)
-    if not os.path.realpath(path).startswith(real_root.rstrip(os.sep) + os.sep):
+    if resolve_inside(root_real, rel) is None:
         data.problem = "the path leads outside the workspace"
         return data
     if graph is not None:
@@ -38,19 +50,19 @@ def load_preview(root: str, rel: str, kind: str, graph: LinkGraph | None) -> Pre
         data.links_out = sorted(graph.outgoing_of(rel).items())
     try:
         if kind == "pdf":
-            with pymupdf.open(path) as pdf:
+            with open_pdf(root_real, path) as pdf:
                 if pdf.needs_pass:
                     data.problem = "encrypted PDF (a password is required)"
                 data.pages = pdf.page_count
+                if data.pages and not pdf.needs_pass:
+                    pdf.load_page(0).get_text("text")  # a damaged page tree shows here, not in the pane
         elif kind in ("md", "txt"):
-            with open(path, "rb") as handle:
-                raw = handle.read(PREVIEW_BYTES + 1)
-            data.truncated = len(raw) > PREVIEW_BYTES
-            data.text, _, _ = decode_text(raw[:PREVIEW_BYTES])
-    except SkipFile as exc:
+            raw = read_inside(root_real, path, PREVIEW_BYTES + 1)
+            data.text, data.truncated, _, _ = decode_text(raw, PREVIEW_BYTES)
+    except (SkipFile, OutsideWorkspace) as exc:
         data.problem = str(exc)
-    except (OSError, RuntimeError, ValueError) as exc:  # PyMuPDF raises RuntimeError subclasses for damage
-        data.problem = getattr(exc, "strerror", None) or str(exc)
+    except Exception as exc:  # noqa: BLE001 - PyMuPDF raises its own types for damage; shown in the pane
+        data.problem = getattr(exc, "strerror", None) or str(exc) or exc.__class__.__name__
     return data
 
 
@@ -65,9 +77,10 @@ class RenderedPage:
     samples: bytes  # RGB888
 
 
-def render_pdf_page(path: str, rel: str, page: int, width_px: int) -> RenderedPage:
-    """Page `page` (1-based, clamped) rendered `width_px` wide. PyMuPDF: call on the indexer's thread only."""
-    with pymupdf.open(path) as pdf:
+def render_pdf_page(path: str, rel: str, page: int, width_px: int, root: str | None = None) -> RenderedPage:
+    """Page `page` (1-based, clamped) rendered `width_px` wide, the file read within `root` (the workspace's real
+    path) when given. PyMuPDF: call on the indexer's thread only."""
+    with open_pdf(root, path) as pdf:
         if pdf.needs_pass:
             raise ValueError("encrypted PDF (a password is required)")
         number = min(max(page, 1), pdf.page_count)

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from .boundary import OUTSIDE_REASON, display_rel, inside, os_path
 from .documents import EXTENSION_KINDS, kind_for_name
 
 MAX_DEPTH = 6
@@ -30,14 +31,16 @@ def candidate_for(root: str, rel: str) -> Candidate | None:
     kind = kind_for_name(parts[-1])
     if kind is None:
         return None
-    path = os.path.join(root, *parts)
+    path = os_path(root, rel)
     try:
+        if os.path.islink(path) and not inside(os.path.realpath(root), path):
+            return None  # a link leading out of the workspace is never read
         stat = os.stat(path)
-    except OSError:
+    except (OSError, ValueError):
         return None
     if not stat_module.S_ISREG(stat.st_mode):
         return None
-    return Candidate(path, rel, kind, stat.st_size, int(stat.st_mtime_ns // 1_000_000))
+    return Candidate(path, display_rel(rel), kind, stat.st_size, int(stat.st_mtime_ns // 1_000_000))
 
 
 def is_watched_path(rel: str) -> bool:
@@ -46,8 +49,8 @@ def is_watched_path(rel: str) -> bool:
 
 
 class Candidate(NamedTuple):  # a NamedTuple: one is made per file on every walk
-    path: str  # absolute
-    rel: str  # forward slashes, relative to the workspace root
+    path: str  # absolute, as the operating system names it (undecodable bytes as surrogates)
+    rel: str  # forward slashes, relative to the workspace root; valid text (see boundary.display_rel)
     kind: str
     size: int
     mtime_ms: int
@@ -62,7 +65,8 @@ class FileStatus:
 
 def walk_workspace(root: str, statuses: list[FileStatus] | None = None) -> Iterator[Candidate]:
     """Breadth-first walk from `root` (already resolved). Directory symlinks are not followed, so a symlink
-    loop cannot trap the walk; a file symlink counts when it points at a regular file."""
+    loop cannot trap the walk; a file symlink counts when it points at a regular file inside the workspace (one
+    leading out is listed as skipped and never read)."""
     queue: deque[tuple[str, str, int]] = deque([(root, "", 0)])
     while queue:
         directory, prefix, depth = queue.popleft()
@@ -71,7 +75,8 @@ def walk_workspace(root: str, statuses: list[FileStatus] | None = None) -> Itera
                 entries = list(it)  # unsorted: order only decides internal ids; rankings break ties by path
         except OSError as exc:
             if statuses is not None:
-                statuses.append(FileStatus(prefix.rstrip("/") or ".", "failed", f"cannot list directory: {exc.strerror}"))
+                statuses.append(FileStatus(display_rel(prefix.rstrip("/")) or ".", "failed",
+                                           f"cannot list directory: {exc.strerror}"))
             continue
         for entry in entries:
             name = entry.name
@@ -84,12 +89,17 @@ def walk_workspace(root: str, statuses: list[FileStatus] | None = None) -> Itera
                 kind = EXTENSION_KINDS.get(name[dot + 1 :].lower()) if dot >= 0 else None  # this loop runs per file
                 if kind is None:
                     continue
+                if entry.is_symlink() and not inside(root, entry.path):
+                    if statuses is not None:
+                        statuses.append(FileStatus(display_rel(prefix + name), "skipped", OUTSIDE_REASON))
+                    continue
                 stat = entry.stat(follow_symlinks=True)
             except OSError as exc:
                 if statuses is not None and kind_for_name(name):
-                    statuses.append(FileStatus(prefix + name, "failed", f"cannot read file information: {exc.strerror}"))
+                    statuses.append(FileStatus(display_rel(prefix + name), "failed",
+                                               f"cannot read file information: {exc.strerror}"))
                 continue
-            rel = prefix + name
+            rel = display_rel(prefix + name)
             if not stat_module.S_ISREG(stat.st_mode):
                 if statuses is not None:
                     statuses.append(FileStatus(rel, "skipped", "not a regular file"))

@@ -73,3 +73,16 @@ def cjk_grams(text: str) -> list[str]:
         grams.extend(run[i : i + 2] for i in range(n - 1))
         grams.extend(run[i : i + 3] for i in range(n - 2))
     return grams
+
+
+# C0 controls but tab and newline, DEL, C1 controls, and the bidirectional overrides that can make a terminal
+# show text in another order than it is stored.
+_CONTROL_ESCAPES = {
+    code: f"\\x{code:02x}" for code in (*range(0x00, 0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0))
+}
+_CONTROL_ESCAPES.update({code: f"\\u{code:04x}" for code in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))})
+
+
+def escape_controls(text: str) -> str:
+    """`text` safe to print to a terminal: control characters (ESC, BEL, CR, …) shown as `\\x1b`-style escapes."""
+    return text.translate(_CONTROL_ESCAPES)

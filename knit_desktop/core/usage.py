@@ -12,6 +12,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from .boundary import within
 from .dsh_sessions import Read
 
 MAX_SESSIONS = 24
@@ -85,7 +86,7 @@ def workspace_rel(path: str, root: str, cwd: str) -> str | None:
     full = path if os.path.isabs(path) else os.path.join(cwd or root, path)
     full = os.path.realpath(full)
     real_root = os.path.realpath(root)
-    if full != real_root and not full.startswith(real_root.rstrip(os.sep) + os.sep):
+    if not within(real_root, full):
         return None
     return os.path.relpath(full, real_root).replace(os.sep, "/")
 

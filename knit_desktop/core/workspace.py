@@ -14,10 +14,11 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from .boundary import OUTSIDE_REASON, OutsideWorkspace, links_outside
 from .context_pack import ContextPack, build_context_pack
 from .conversation import MAX_CHARS, Message, conversation_window
 from .documents import SkipFile, content_hash, extract_document, kind_for_name, read_indexed_bytes
-from .index_store import TRUNCATED_NOTE, FileRow, IndexStore, is_damage
+from .index_store import FileRow, IndexStore, is_damage
 from .keywords import Keyword, extract_keywords, query_keywords
 from .links import LinkGraph, Ref, build_graph, extract_refs
 from .paths import index_db_path
@@ -71,6 +72,12 @@ class RefreshReport:
     @property
     def changes(self) -> int:
         return self.added + self.changed + self.touched + self.removed
+
+
+def _reason(exc: BaseException) -> str:
+    """One line saying why a file failed."""
+    text = getattr(exc, "strerror", None) or str(exc) or exc.__class__.__name__
+    return " ".join(text.split())[:300]
 
 
 def resolve_root(root: str) -> str:
@@ -162,8 +169,7 @@ class Workspace:
     def _row(self, rel: str) -> FileRow | None:
         doc = self.index.get(rel)
         if doc is not None:
-            note = TRUNCATED_NOTE if doc.truncated else ""
-            return FileRow(rel, doc.kind, doc.mtime_ms, doc.size, doc.content_hash, "indexed", note)
+            return FileRow(rel, doc.kind, doc.mtime_ms, doc.size, doc.content_hash, "indexed", doc.status_note)
         return self._rows.get(rel)
 
     # --- loading and reconciling ---------------------------------------------------------------------
@@ -233,6 +239,14 @@ class Workspace:
         with self._transaction():
             for rel in sorted(set(rels)):
                 cand = candidate_for(self.root, rel)
+                if cand is None and links_outside(self.root, rel):
+                    known = self._rows.get(rel)
+                    if known is None or known.reason != OUTSIDE_REASON:
+                        self.remove_file(rel)  # an indexed copy, if the file was replaced by such a link
+                        self._record_link_outside(rel)
+                        report.removed += 1
+                        report.paths.append(rel)
+                    continue
                 if cand is None:
                     if rel in self._rows or rel in self.index.by_rel:
                         self.remove_file(rel)
@@ -270,8 +284,8 @@ class Workspace:
         data = None
         if row is not None and row.state == "indexed" and row.content_hash and cand.rel in self.index.by_rel:
             try:
-                data = read_indexed_bytes(cand.path, cand.kind)
-            except OSError:
+                data = read_indexed_bytes(cand.path, cand.kind, self.root)
+            except (OSError, OutsideWorkspace):
                 data = None  # extraction below reports the error
             if data is not None and content_hash(data) == row.content_hash:
                 self._touch(cand)
@@ -291,30 +305,38 @@ class Workspace:
     def update_file(
         self, path: str, rel: str, kind: str, mtime_ms: int, size: int, data: bytes | None = None
     ) -> FileStatus:
-        """(Re)extract one file into the index; a failure removes any stale copy and records why."""
+        """(Re)extract one file into the index; a failure removes any stale copy and records why.
+
+        Every step for one file (reading within the workspace, decoding, extraction, link parsing, storing) is inside
+        this file's error boundary: whatever goes wrong becomes its status and the rest of the workspace indexes.
+        Only a failing index store (SQLite) is not one file's problem and is raised."""
         try:
-            doc = extract_document(path, rel, kind, mtime_ms, size, data)
+            doc = extract_document(path, rel, kind, mtime_ms, size, data, self.root)
+            refs = extract_refs(doc.body) if doc.kind == "md" else []
+            if self.store is not None:
+                self.store.put_document(doc, refs)
         except SkipFile as exc:
+            status = FileStatus(rel, "skipped", str(exc))
+        except OutsideWorkspace as exc:
             status = FileStatus(rel, "skipped", str(exc))
         except FileNotFoundError:
             status = FileStatus(rel, "failed", "the file disappeared while it was being read")
         except PermissionError:
             status = FileStatus(rel, "failed", "permission denied")
-        except (OSError, ValueError, RuntimeError) as exc:
-            status = FileStatus(rel, "failed", str(exc) or exc.__class__.__name__)
+        except sqlite3.Error:
+            raise
+        except MemoryError:
+            status = FileStatus(rel, "failed", "not enough memory to read it")
+        except Exception as exc:  # noqa: BLE001 - this file's failure, never the workspace's
+            status = FileStatus(rel, "failed", _reason(exc))
         else:
             self.index.add(doc)
-            refs = extract_refs(doc.body) if doc.kind == "md" else []
             if refs:
                 self.refs[rel] = refs
             else:
                 self.refs.pop(rel, None)
-            note = TRUNCATED_NOTE if doc.truncated else ""
-            status = FileStatus(rel, "indexed", note)
-            if self.store is not None:
-                self.store.put_document(doc, refs)
             self._rows.pop(rel, None)
-            return status
+            return FileStatus(rel, "indexed", doc.status_note)
         self.index.remove(rel)
         self.refs.pop(rel, None)
         if self.store is not None:
@@ -328,6 +350,13 @@ class Workspace:
         known = self._rows.pop(rel, None) is not None or known
         if known and self.store is not None:
             self.store.delete(rel)
+
+    def _record_link_outside(self, rel: str) -> None:
+        """A symlink leading out, met between walks: listed as the walk lists it (a walk row), never read."""
+        status = FileStatus(rel, "skipped", OUTSIDE_REASON)
+        self._rows[rel] = FileRow(rel, "dir", 0, 0, "", status.state, status.reason)
+        if self.store is not None:
+            self.store.put_status(status, "dir", 0, 0)
 
     def _record_walk_problems(self, problems: list[FileStatus]) -> None:
         """Directories that could not be listed, and entries that are not regular files, as of this walk."""

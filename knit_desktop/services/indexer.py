@@ -6,7 +6,6 @@ worker's thread too (the index is not shared between threads) and handed back as
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from dataclasses import dataclass
@@ -14,6 +13,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 from PySide6.QtGui import QImage
 
+from ..core.boundary import os_path
 from ..core.heap import release_heap, settle_heap
 from ..core.payloads import view_payload
 from ..core.preview import render_pdf_page
@@ -148,7 +148,8 @@ class IndexWorker(QObject):
         if self.workspace is None:
             return
         try:
-            rendered = render_pdf_page(os.path.join(self.workspace.root, rel), rel, page, width)
+            root = self.workspace.root
+            rendered = render_pdf_page(os_path(root, rel), rel, page, width, root=root)
         except Exception as exc:  # damaged or encrypted PDFs are reported in the pane, never raised
             self.pageRendered.emit(token, self.mailbox.post((rel, page, 0, str(exc))))
             return

@@ -12,6 +12,7 @@ import os
 
 from PySide6.QtCore import QObject, Signal
 
+from ..core.boundary import UnsafeWorkspace, check_workspace
 from ..core.conversation import Message
 from ..core.heap import settle_heap
 from ..core.memory.triggers import asks_to_remember
@@ -20,6 +21,16 @@ from ..core.workspace import RankInput
 from .conversation import ConversationFollower
 from .indexer import IndexerService
 from .watcher import WorkspaceWatcher
+
+
+def _acceptable(cwd: str) -> bool:
+    """A session's cwd is followed only when the workspace rule accepts it (not /, the home folder, a system
+    folder, nor a relative path)."""
+    try:
+        check_workspace(cwd)
+    except UnsafeWorkspace:
+        return False
+    return True
 
 
 class LiveRanking(QObject):
@@ -118,7 +129,7 @@ class LiveRanking(QObject):
         self.sessionChanged.emit(snapshot)
         self.messages = list(snapshot["messages"]) if snapshot else []
         cwd = snapshot["session"]["cwd"] if snapshot else ""
-        if not self.pinned_workspace and cwd and os.path.isdir(cwd):
+        if not self.pinned_workspace and cwd and os.path.isdir(cwd) and _acceptable(cwd):
             self._switch(os.path.realpath(cwd))
         self.rerank()
 

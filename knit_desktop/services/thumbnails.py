@@ -32,6 +32,7 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QImage, QImageReader
 
+from ..core.boundary import OUTSIDE_REASON, resolve_inside
 from ..core.paths import app_home
 from ..core.thumbnail_cache import THUMB_EDGE, ThumbnailCache, version_key
 from . import multimedia
@@ -113,7 +114,10 @@ class _ThumbnailWorker(QObject):
 
     @Slot(str, str, str)
     def load(self, root: str, rel: str, kind: str) -> None:
-        path = os.path.join(root, rel)
+        path = resolve_inside(root, rel)
+        if path is None:
+            self._send(Thumbnail(rel, None, 0, OUTSIDE_REASON))
+            return
         key = version_key(path)
         if key is None:
             self._send(Thumbnail(rel, None, 0, "the file is gone"))

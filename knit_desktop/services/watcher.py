@@ -19,6 +19,7 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 from watchdog.observers.polling import PollingObserverVFS
 
+from ..core.boundary import display_rel
 from ..core.scan import is_skipped_dir, is_watched_path
 
 QUIET_MS = 300  # a path is reported once it has been quiet this long (editors write in bursts)
@@ -107,7 +108,7 @@ class WorkspaceWatcher(QObject):
         rel = rel.replace(os.sep, "/")
         if rel == "." or rel.startswith("../") or not is_watched_path(rel):
             return None
-        return rel
+        return display_rel(rel)  # the index's name for it (a name that is not UTF-8 is escaped)
 
     def start(self) -> None:
         try:

@@ -9,16 +9,19 @@ from __future__ import annotations
 import os
 import re
 
-from PySide6.QtCore import QEvent, QSize, Qt, QUrl, Signal
+from PySide6.QtCore import QByteArray, QEvent, QSize, Qt, QUrl, Signal
 from PySide6.QtGui import (
     QColor,
     QDesktopServices,
+    QImage,
     QKeySequence,
+    QPainter,
     QPalette,
     QPixmap,
     QShortcut,
     QTextCharFormat,
     QTextCursor,
+    QTextDocument,
 )
 from PySide6.QtWidgets import (
     QFrame,
@@ -36,16 +39,75 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..core.boundary import OutsideWorkspace, inside, read_inside, resolve_inside
 from ..core.preview import PreviewData
 from ..services import multimedia
 from .media_preview import ImageView, VideoPlayer, video_unavailable_text
 
-_MD_SYNTAX = re.compile(r"^\s{0,3}(#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)|[*_`~]|!?\[([^\]]*)\]\([^)]*\)")
+_MD_SYNTAX = re.compile(r"^\s{0,3}(#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)|[*_`~]|!?\[([^\[\]]*)\]\([^()]*\)")
 
 
 def plain_line(line: str) -> str:
     """A Markdown source line as it reads once rendered (enough to find it in the rendered document)."""
     return " ".join(_MD_SYNTAX.sub(lambda m: m.group(2) or "", line).split())
+
+
+MAX_IMAGE_BYTES = 64 * 1024 * 1024  # an image file larger than this is not loaded into a preview
+
+
+class WorkspaceTextBrowser(QTextBrowser):
+    """A text browser that loads a document's images only from inside the workspace: a remote URL (http, https,
+    ftp, …) or a path leading out of the workspace (absolute, `../..`, `file://`, a symlink) is never opened; a
+    placeholder saying why is shown in its place. Other resources (style sheets, …) are never loaded."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.root = ""  # the workspace's real path; empty: nothing is loaded
+        self.folder = ""  # the shown document's folder, for relative image paths
+        self.refused: list[tuple[str, str]] = []  # (url, why) for each image refused since the last document
+
+    def set_location(self, root: str, folder: str) -> None:
+        self.root = os.path.realpath(root) if root else ""
+        self.folder = folder
+        self.refused = []
+
+    def local_image_path(self, url: QUrl) -> tuple[str | None, str]:
+        """The workspace file an image URL names, or None and why it is refused."""
+        scheme = url.scheme().lower()
+        if scheme not in ("", "file") or (url.host() and scheme == "file"):
+            return None, self.tr("remote images are not loaded")
+        target = url.toLocalFile() if url.isLocalFile() else url.path()
+        if not target or not self.root:
+            return None, self.tr("the image is outside the workspace")
+        if not os.path.isabs(target):
+            target = os.path.join(self.folder or self.root, target)
+        if not inside(self.root, target):
+            return None, self.tr("the image is outside the workspace")
+        return os.path.realpath(target), ""
+
+    def loadResource(self, kind: int, url: QUrl):  # noqa: N802 - Qt's name
+        if kind != QTextDocument.ResourceType.ImageResource.value:
+            return None
+        path, why = self.local_image_path(url)
+        if path is None:
+            self.refused.append((url.toString(), why))
+            return placeholder_image(self.tr("Image not shown: %1").replace("%1", why))
+        try:  # the encoded bytes, as Qt's own loader gives them (it decodes them, SVG included)
+            return QByteArray(bytes(read_inside(self.root, path, MAX_IMAGE_BYTES)))
+        except (OSError, OutsideWorkspace) as exc:
+            return placeholder_image(self.tr("Image not shown: %1").replace("%1", str(exc)))
+
+
+def placeholder_image(text: str) -> QImage:
+    """A small framed picture holding `text`, shown where an image is not loaded."""
+    image = QImage(360, 36, QImage.Format.Format_ARGB32)
+    image.fill(QColor(240, 240, 240))
+    painter = QPainter(image)
+    painter.setPen(QColor(120, 120, 120))
+    painter.drawRect(0, 0, image.width() - 1, image.height() - 1)
+    painter.drawText(image.rect().adjusted(8, 0, -8, 0), int(Qt.AlignmentFlag.AlignVCenter), text)
+    painter.end()
+    return image
 
 
 class PreviewPane(QFrame):
@@ -91,7 +153,7 @@ class PreviewPane(QFrame):
         bar.addWidget(self.full_button)
         bar.addWidget(self.close_button)
 
-        self.browser = QTextBrowser(objectName="PreviewText")
+        self.browser = WorkspaceTextBrowser(objectName="PreviewText")
         self.browser.setOpenLinks(False)
         self.browser.anchorClicked.connect(self._on_link)
         self.page_label = QLabel(alignment=Qt.AlignmentFlag.AlignCenter)
@@ -170,7 +232,12 @@ class PreviewPane(QFrame):
 
     def _show_media(self, root: str, rel: str, kind: str) -> None:
         self._token = 0
-        path = os.path.join(root, rel)
+        path = resolve_inside(root, rel)
+        if path is None:
+            self.message.setText(self.tr("Cannot show this document: %1").replace(
+                "%1", self.tr("it links outside the workspace")))
+            self.stack.setCurrentWidget(self.message)
+            return
         if kind == "video" and self.video_player is None:
             self.message.setText(video_unavailable_text())
         elif kind == "video":
@@ -218,7 +285,7 @@ class PreviewPane(QFrame):
         document = self.browser.document()
         folder = os.path.dirname(data.path)
         document.setBaseUrl(QUrl.fromLocalFile(folder + os.sep))
-        self.browser.setSearchPaths([folder])
+        self.browser.set_location(self.root, folder)
         text = data.text
         if data.truncated:
             text += "\n\n" + self.tr("(large file — showing the first 512 KB)")
@@ -320,7 +387,7 @@ class PreviewPane(QFrame):
             target = os.path.join(os.path.dirname(self.data.path), target)
         target = os.path.normpath(target)
         root = os.path.normpath(self.root)
-        if target.startswith(root + os.sep):
+        if target.startswith(root + os.sep) and inside(os.path.realpath(root), target):
             self.documentRequested.emit(os.path.relpath(target, root).replace(os.sep, "/"))
 
     def _update_links(self) -> None:
@@ -356,12 +423,14 @@ class PreviewPane(QFrame):
     # --- actions -------------------------------------------------------------------------------------
 
     def open_locally(self) -> None:
-        if self.root and self.rel:
-            QDesktopServices.openUrl(QUrl.fromLocalFile(os.path.join(self.root, self.rel)))
+        path = resolve_inside(self.root, self.rel) if self.root and self.rel else None
+        if path is not None:
+            QDesktopServices.openUrl(QUrl.fromLocalFile(path))
 
     def reveal(self) -> None:
-        if self.root and self.rel:
-            QDesktopServices.openUrl(QUrl.fromLocalFile(os.path.dirname(os.path.join(self.root, self.rel))))
+        path = resolve_inside(self.root, self.rel) if self.root and self.rel else None
+        if path is not None:
+            QDesktopServices.openUrl(QUrl.fromLocalFile(os.path.dirname(path)))
 
     def set_fullscreen(self, on: bool) -> None:
         if on != self._fullscreen:

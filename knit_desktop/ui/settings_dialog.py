@@ -13,12 +13,14 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QMessageBox,
     QPushButton,
     QRadioButton,
     QVBoxLayout,
     QWidget,
 )
 
+from ..core.boundary import unsafe_workspace_reason
 from .settings import LANGUAGES, NOTE_COLOURS, NOTE_SHAPES, NOTE_SIZES, Settings
 
 
@@ -93,10 +95,25 @@ class SettingsDialog(QDialog):
 
     def _choose_folder(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, self.tr("Choose the workspace folder"), self.folder.text())
-        if folder:
+        if folder and self.confirm_large_workspace(folder):
             self.folder.setText(folder)
             self.fixed.setChecked(True)
             self._apply_workspace()
+
+    def confirm_large_workspace(self, folder: str) -> bool:
+        """The window's side of the workspace rule: `/`, the home folder or a system folder only after a yes."""
+        if unsafe_workspace_reason(folder) is None:
+            return True
+        answer = QMessageBox.question(
+            self,
+            self.tr("Use this folder as the workspace?"),
+            self.tr("%1 is the root of the file system, your home folder or a system folder. Knit would read every "
+                    "document in it, which can take long and include files that are not a project's. Use it anyway?")
+            .replace("%1", folder),
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No,
+        )
+        return answer == QMessageBox.StandardButton.Yes
 
     def _apply_workspace(self) -> None:
         self.folder.setEnabled(self.fixed.isChecked())

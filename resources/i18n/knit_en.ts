@@ -329,6 +329,10 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>it links outside the workspace</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>No preview for this kind of file yet.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -437,6 +441,14 @@
     <name>SettingsDialog</name>
     <message>
         <source>Choose the workspace folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Use this folder as the workspace?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 is the root of the file system, your home folder or a system folder. Knit would read every document in it, which can take long and include files that are not a project&apos;s. Use it anyway?</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -750,6 +762,21 @@
     </message>
     <message>
         <source>related to the current task</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>WorkspaceTextBrowser</name>
+    <message>
+        <source>remote images are not loaded</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the image is outside the workspace</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Image not shown: %1</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -325,6 +325,10 @@ Preferences / Projects / Environment</translation>
         <translation>无法显示这篇文档：%1</translation>
     </message>
     <message>
+        <source>it links outside the workspace</source>
+        <translation>它链接到工作区之外</translation>
+    </message>
+    <message>
         <source>No preview for this kind of file yet.</source>
         <translation>暂时无法预览这种文件。</translation>
     </message>
@@ -431,6 +435,14 @@ Preferences / Projects / Environment</translation>
     <message>
         <source>Choose the workspace folder</source>
         <translation>选择工作区文件夹</translation>
+    </message>
+    <message>
+        <source>Use this folder as the workspace?</source>
+        <translation>把这个文件夹用作工作区？</translation>
+    </message>
+    <message>
+        <source>%1 is the root of the file system, your home folder or a system folder. Knit would read every document in it, which can take long and include files that are not a project&apos;s. Use it anyway?</source>
+        <translation>%1 是文件系统的根目录、你的主文件夹或系统文件夹。Knit 会读取其中的每一份文档，这可能耗时很久，还会读到不属于任何项目的文件。仍然使用它吗？</translation>
     </message>
     <message>
         <source>Knit settings</source>
@@ -744,6 +756,21 @@ Preferences / Projects / Environment</translation>
     <message>
         <source>related to the current task</source>
         <translation>与当前任务相关</translation>
+    </message>
+</context>
+<context>
+    <name>WorkspaceTextBrowser</name>
+    <message>
+        <source>remote images are not loaded</source>
+        <translation>不加载远程图片</translation>
+    </message>
+    <message>
+        <source>the image is outside the workspace</source>
+        <translation>图片位于工作区之外</translation>
+    </message>
+    <message>
+        <source>Image not shown: %1</source>
+        <translation>未显示图片：%1</translation>
     </message>
 </context>
 </TS>
