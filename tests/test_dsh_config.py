@@ -29,6 +29,7 @@ from knit_desktop.mcp_tools import ALL_TOOLS
 
 from .dsh_fixtures import DshLog
 from .media_fixtures import two_page_pdf
+from .node_runtime import node_binary
 
 NODE_DIR = Path(__file__).with_name("dsh_node")
 README = Path(__file__).resolve().parents[1] / "README.md"
@@ -80,9 +81,9 @@ def _install(lock_digest: str) -> Path:
 @pytest.fixture(scope="module")
 def dsh_check():
     """A function: request dict → the JSON report of `tests/dsh_node/check.mjs` (run next to DSH's packages)."""
-    node, npm = shutil.which("node"), shutil.which("npm")
-    if node is None or npm is None:
-        _unavailable("node and npm are needed to run DSH's own config and schema code (apt install nodejs npm)")
+    node, why = node_binary()
+    if node is None:
+        _unavailable(why + " (apt install nodejs npm)")
     lock_digest = hashlib.sha256((NODE_DIR / "package-lock.json").read_bytes()).hexdigest()[:16]
     installed = _install(lock_digest)
     # ESM resolves packages from the script's own folder, so the script runs from inside the install.

@@ -1,0 +1,69 @@
+"""A Node.js new enough for DSH's own packages, for the tests that run them.
+
+DSH needs Node >= 20.12 (`util.parseEnv`); Debian bookworm's `nodejs` is 18. Where the system's node is older,
+the official Node binary is installed from the npm registry (the `node-linux-<arch>` packages carry it) into the
+tests' cache, once, and used instead. npm itself (any version) is what installs it.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import re
+import shutil
+import subprocess
+import uuid
+from pathlib import Path
+
+MINIMUM = (20, 12)
+PINNED = "20.20.2"  # the Node the DSH packages are tested with here
+_ARCH = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64"}
+
+
+def _cache_root() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "knit-desktop-tests"
+
+
+def node_version(node: str) -> tuple[int, ...]:
+    try:
+        out = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=30).stdout
+    except OSError:
+        return ()
+    m = re.match(r"v(\d+)\.(\d+)\.(\d+)", out.strip())
+    return tuple(int(x) for x in m.groups()) if m else ()
+
+
+def node_binary() -> tuple[str | None, str]:
+    """(path to a node >= MINIMUM, '') or (None, why not)."""
+    system = shutil.which("node")
+    if system and node_version(system)[:2] >= MINIMUM:
+        return system, ""
+    npm = shutil.which("npm")
+    arch = _ARCH.get(platform.machine().lower())
+    if npm is None or arch is None:
+        found = ".".join(map(str, node_version(system))) if system else "none"
+        return None, f"DSH's packages need Node >= 20.12 (found: {found}) and npm to install one"
+    package = f"node-linux-{arch}"
+    target = _cache_root() / f"node-{PINNED}-{arch}"
+    binary = target / "node_modules" / package / "bin" / "node"
+    if not binary.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        staging = target.parent / f".staging-node-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        staging.mkdir()
+        try:
+            done = subprocess.run(
+                [npm, "install", "--prefix", str(staging), "--ignore-scripts", "--no-audit", "--no-fund",
+                 "--loglevel=error", f"{package}@{PINNED}"], capture_output=True, text=True, timeout=900)
+            if done.returncode != 0:
+                return None, f"installing {package}@{PINNED} with npm failed: {done.stderr[-500:]}"
+            try:
+                os.rename(staging, target)
+            except OSError:
+                if not binary.exists():
+                    raise
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+    if node_version(str(binary))[:2] < MINIMUM:
+        return None, f"{binary} does not run"
+    return str(binary), ""
