@@ -33,6 +33,7 @@ class DshLog:
         self.path = home / "sessions" / project / session_id / name
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.compress = compress
+        self.version = version
         self.seq = count(header.pop("first_seq", 0))
         head = {"type": "session", "version": version, "id": session_id, "createdAt": T0, "delegationDepth": 0}
         if cwd:
@@ -89,3 +90,57 @@ class DshLog:
         seq0 = next(self.seq)
         next(self.seq), next(self.seq)
         return {"type": "text-chunks", "seq0": seq0, "time0": T0, "dt": [0, 5, 5], "chunks": ["par", "tial", " text"]}
+
+    # An assistant calling an MCP tool, as DSH 0.1.0-rc.8 writes it (observed with real DSH headless; see
+    # docs/dsh-mcp-calls.md). The MCP server receives `tools/call` only after the call frame is on disk.
+
+    def mcp_call_rows(self, name: str = "mcp__knit__knit_docs", arguments: dict | None = None,
+                      call_id: str = "call_1", turn: int = 1, step: int = 1) -> list[dict]:
+        """One append batch (one frame): the streamed chunks, the assistant/message holding the tool-call block,
+        then the tool/call event. `arguments` is stored as a raw JSON string in both places."""
+        raw = json.dumps(arguments or {}, ensure_ascii=False)
+        block = {"type": "tool-call", "id": call_id, "name": name, "arguments": raw}
+        chunks = [{"type": "block-start", "index": 0, "blockType": "tool-call"},
+                  {"type": "tool-call-delta", "index": 0, "id": call_id, "name": name, "argumentsDelta": raw},
+                  {"type": "block-end", "index": 0, "block": block},
+                  {"type": "finish", "reason": {"kind": "tool-calls"}}]
+        rows = [self.event("assistant/chunk", {"turn": turn, "step": step, "chunk": chunk}) for chunk in chunks]
+        message = {"role": "assistant", "content": [block],
+                   "source": {"kind": "model", "provider": "deepseek-official", "model": "deepseek-v4-flash"},
+                   "id": f"assistant-{call_id}"}
+        rows.append(self.event("assistant/message", {"turn": turn, "step": step, "message": message},
+                               sourceEventSeqs=[row["seq"] for row in rows], surfaceOp="append"))
+        rows.append(self.event("tool/call", {"turn": turn, "step": step, "callId": call_id, "name": name,
+                                             "arguments": raw}))
+        return rows
+
+    def mcp_result_rows(self, call: dict, text: str, is_error: bool = False) -> list[dict]:
+        """One append batch after the server answered: tool/result (pointing back at the tool/call's seq), step/end.
+        Version 0 logs (what 0.1.0-rc.8 writes) carry the v0 result shape; version ≥ 4 the v4 one."""
+        data = call["data"]
+        call_id = data["callId"]
+        blocks = [{"type": "text", "text": text}]
+        if self.version >= 4:
+            message = {"role": "tool", "toolCallId": call_id, "isError": is_error, "content": blocks,
+                       "id": f"result-{call_id}"}
+        else:
+            message = {"source": {"kind": "tool", "callId": call_id},
+                       "content": [{"type": "tool-result", "toolCallId": call_id, "content": blocks,
+                                    "isError": is_error}], "role": "user", "id": f"result-{call_id}"}
+        result = self.event("tool/result", {"turn": data["turn"], "step": data["step"], "message": message},
+                            sourceEventSeqs=[call["seq"]], surfaceOp="append")
+        return [result, self.event("step/end", {"turn": data["turn"], "step": data["step"]})]
+
+    def append_mcp_call(self, name: str = "mcp__knit__knit_docs", arguments: dict | None = None,
+                        call_id: str = "call_1", turn: int = 1, step: int = 1, *, title: str | None = None) -> dict:
+        """Append the call frame (and, like the first turn of a real session, optionally the title frame that the
+        title model's answer may land *after* the call) and return the tool/call event for `append_mcp_result`."""
+        rows = self.mcp_call_rows(name, arguments, call_id, turn, step)
+        self.append_rows(rows)
+        if title is not None:
+            self.append_rows([self.event("session/title", {"title": title, "messageSeqs": [],
+                                                           "source": {"kind": "provider", "provider": "session-title-first-prompt-llm"}})])
+        return rows[-1]
+
+    def append_mcp_result(self, call: dict, text: str, is_error: bool = False) -> None:
+        self.append_rows(self.mcp_result_rows(call, text, is_error))
