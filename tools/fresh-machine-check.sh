@@ -67,7 +67,9 @@ mount_into() {  # type-or-bind source target
 
 # The chroot gets a clean environment, like a new login: no venv, no Qt or pip settings from this machine. If this
 # machine trusts extra CAs (an intercepting proxy), the root trusts them too, or nothing could be downloaded.
-CHROOT_ENV=(HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin TERM=dumb)
+# KNIT_FRESH_ROOT tells .ci/run inside not to start another fresh root; CI=true makes it run as CI does.
+CHROOT_ENV=(HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin TERM=dumb KNIT_FRESH_ROOT=1
+            CI=true)
 for var in http_proxy https_proxy no_proxy HTTP_PROXY HTTPS_PROXY NO_PROXY; do
   [ -n "${!var:-}" ] && CHROOT_ENV+=("$var=${!var}")
 done
