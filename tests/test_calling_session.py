@@ -93,3 +93,23 @@ def test_a_pinned_server_never_ranks_by_another_folders_conversation(make_worksp
 def test_no_session_anywhere_is_said_not_guessed(tmp_path):
     resolved = CallerResolver(SessionCatalog(tmp_path / "empty")).resolve("knit_docs")
     assert resolved.log is None and resolved.how == NONE
+
+
+def test_calls_in_flight_in_two_dsh_processes_are_told_apart(make_workspace, tmp_path, now_ms):
+    """Two DSH processes, one server each: each server also sees the other's unanswered call (newer, here).
+    The request's own arguments, then the server's own folder, pick the right one."""
+    alpha, beta = two_projects(make_workspace, now_ms)
+    home = tmp_path / "dsh"
+    a = DshLog(home, "s-alpha", str(alpha))
+    b = DshLog(home, "s-beta", str(beta))
+    a.append_rows(mcp_call(a, "a1", arguments={"query": "orbit"}))
+    b.append_rows(mcp_call(b, "b1", arguments={"query": "harvest"}))  # newer than alpha's
+    by_arguments = CallerResolver(SessionCatalog(home)).resolve("knit_docs", arguments={"query": "orbit"},
+                                                                server_cwd="/")
+    assert by_arguments.log.session_id == "s-alpha"
+    a.append_rows(mcp_call(a, "a2"))
+    b.append_rows(mcp_call(b, "b2"))
+    by_folder = CallerResolver(SessionCatalog(home)).resolve("knit_docs", arguments={}, server_cwd=str(alpha))
+    assert by_folder.log.session_id == "s-alpha" and by_folder.call.call_id == "a2"
+    newest = CallerResolver(SessionCatalog(home)).resolve("knit_docs", arguments={}, server_cwd="/")
+    assert newest.log.session_id == "s-beta" and newest.call.call_id == "b2"

@@ -142,8 +142,6 @@ def test_the_call_is_in_the_log_before_the_mcp_server_receives_it(dsh_dir, tmp_p
     assert results[0]["time"] >= call["t"] * 1000
 
 
-@pytest.mark.xfail(strict=False, reason="knit_docs must answer for the calling session's workspace "
-                                        "(caller resolution from the session logs; issue 14 item 4)")
 def test_two_sessions_in_two_folders_each_get_their_own_workspace(dsh_dir, tmp_path):
     from knit_desktop.mcp_server import server_command
 
@@ -163,7 +161,7 @@ def test_two_sessions_in_two_folders_each_get_their_own_workspace(dsh_dir, tmp_p
         answers[round_no, name] = run_dsh(dsh_dir, home, folder, command, prompt=f"{topic} please", timeout=90,
                                           script=[{"name": "mcp__knit__knit_docs", "arguments": {}}])
 
-    for round_no in range(2):  # two DSH processes at once, one server each, both sessions logging into one home
+    for round_no in range(3):  # two DSH processes at once, one server each, both sessions logging into one home
         threads = [threading.Thread(target=session, args=(round_no, name)) for name in folders]
         for thread in threads:
             thread.start()

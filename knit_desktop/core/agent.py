@@ -58,7 +58,7 @@ class AgentTools:
             query = args.get("query")
             if query is not None and not isinstance(query, str):
                 raise ToolError(f"knit_docs: query must be a string, not {type(query).__name__}")
-            return self.docs.call(query, args.get("limit", DEFAULT_LIMIT), args.get("audit") is True)
+            return self.docs.call(query, args.get("limit", DEFAULT_LIMIT), args.get("audit") is True, arguments=args)
         if name == MEMORY_SEARCH:
             return self.memory_search(args)
         if name == MEMORY_PROPOSE:
@@ -73,7 +73,7 @@ class AgentTools:
         if isinstance(limit, bool) or not isinstance(limit, (int, float)) or limit != limit or abs(limit) == float("inf"):
             limit = MEMORY_DEFAULT_HITS
         limit = min(MEMORY_MAX_HITS, max(1, int(limit)))
-        resolved = self.docs.resolve_session(MEMORY_SEARCH)
+        resolved = self.docs.resolve_session(MEMORY_SEARCH, args)
         folder = os.path.realpath(self.memory.memory_dir)
         hits, text = self.memory.search(query[:MAX_QUERY], limit, folder=folder)
         structured = hits_payload(hits, text, folder)
@@ -97,7 +97,7 @@ class AgentTools:
         if kind not in KINDS:
             raise ToolError(f"memory_propose: kind must be one of {', '.join(KINDS)}, not {kind!r}")
         target = self._target(fields["target"].strip())
-        resolved = self.docs.resolve_session(MEMORY_PROPOSE)
+        resolved = self.docs.resolve_session(MEMORY_PROPOSE, args)
         try:
             proposal, new = self.memory.propose(content, target, fields["chapter"], kind,
                                                 reason=fields["reason"].strip())

@@ -6,6 +6,11 @@ request to the server, and writes the `tool/result` only after the answer (refer
 docs/dsh-mcp-calls.md). So the caller is a session holding an unanswered call of this tool. When none does (a
 client other than DSH, a log on another disk), the session in the pinned workspace is used, and only for a
 server started without a workspace the newest session: a pinned server never ranks by another folder's talk.
+
+Two DSH processes each start their own server, and each server sees the other's unanswered call too (for about
+0.1 s, docs/dsh-mcp-calls.md). Among unanswered calls the one whose recorded arguments equal the request's wins,
+then the one whose session works in the server's own folder (DSH starts its servers in its own working folder,
+the project's when DSH runs in a terminal), then the newest.
 """
 
 from __future__ import annotations
@@ -50,6 +55,13 @@ def tool_matches(call_name: str, tool: str) -> bool:
     return call_name == tool or (call_name.startswith("mcp__") and call_name.endswith("__" + tool))
 
 
+def _cwd() -> str:
+    try:
+        return os.getcwd()
+    except OSError:
+        return ""
+
+
 def inside(path: str, root: str) -> bool:
     if not path or not root:
         return False
@@ -64,15 +76,18 @@ class CallerResolver:
         self.catalog = catalog
         self._answered: set[tuple[str, str]] = set()
 
-    def resolve(self, tool: str, pinned: str | None = None, now_ms: int | None = None) -> Resolved:
+    def resolve(self, tool: str, pinned: str | None = None, now_ms: int | None = None,
+                arguments: object = None, server_cwd: str | None = None) -> Resolved:
         now = now_ms if now_ms is not None else int(time.time() * 1000)
+        here = server_cwd if server_cwd is not None else _cwd()
         self.catalog.refresh()
         logs = [log for log in self.catalog.logs if log.header is not None and log.top_level]
         recent = [log for log in logs if now - log.updated_ms <= RECENT_WINDOW_MS]
         for log in recent:
             log.update()
         open_calls = [
-            (call.time_ms, call.seq, log, call)
+            ((call.arguments_equal(arguments) if arguments is not None else False,
+              bool(here) and inside(here, log.cwd), call.time_ms, log.updated_ms, call.seq), log, call)
             for log in recent
             for call in log.open_calls.values()
             if tool_matches(call.name, tool)
@@ -80,7 +95,7 @@ class CallerResolver:
             and (pinned is None or inside(log.cwd, pinned))
         ]
         if open_calls:
-            _, _, log, call = max(open_calls, key=lambda item: (item[0], item[2].updated_ms, item[1]))
+            _, log, call = max(open_calls, key=lambda item: item[0])
             self._answered.add((log.session_id, call.call_id))
             if len(self._answered) > 4096:
                 self._answered.clear()  # answered calls get their results on disk within seconds

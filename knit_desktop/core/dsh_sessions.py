@@ -91,6 +91,17 @@ class ToolCall:
     name: str
     seq: int
     time_ms: int
+    arguments: object = None  # the raw JSON string DSH records (or an already-decoded object)
+
+    def arguments_equal(self, request: object) -> bool:
+        """Whether these are the arguments an MCP request carries (DSH stores them as a JSON string)."""
+        value = self.arguments
+        if isinstance(value, str):
+            try:
+                value = json.loads(value) if value.strip() else {}
+            except ValueError:
+                return False
+        return (value or {}) == (request or {})
 
 
 MAX_OPEN_CALLS = 64  # a session never waits on more; older entries are answered calls whose result was torn
@@ -219,7 +230,7 @@ class SessionLog:
         call_id, name = data.get("callId"), data.get("name")
         if isinstance(call_id, str) and isinstance(name, str):
             stamp = time_ms if isinstance(time_ms, int) and not isinstance(time_ms, bool) else 0
-            self.open_calls[call_id] = ToolCall(call_id, name, seq, stamp)
+            self.open_calls[call_id] = ToolCall(call_id, name, seq, stamp, data.get("arguments"))
             while len(self.open_calls) > MAX_OPEN_CALLS:
                 self.open_calls.pop(next(iter(self.open_calls)))
 

@@ -72,8 +72,9 @@ class KnitDocs:
             ws.close()
         self._open.clear()
 
-    def resolve_session(self, tool: str = TOOL_NAME) -> Resolved:
-        return self.callers.resolve(tool, self.pinned)
+    def resolve_session(self, tool: str = TOOL_NAME, arguments: object = None) -> Resolved:
+        """The session that made this call (`arguments`: the request's, to tell two calls in flight apart)."""
+        return self.callers.resolve(tool, self.pinned, arguments=arguments)
 
     def _workspace(self, root: str) -> Workspace:
         """An open workspace brought up to date with the disk (within the budget while it is being built)."""
@@ -104,9 +105,10 @@ class KnitDocs:
         return self.indexing_pending()
 
     def call(
-        self, query: str | None = None, limit: object = DEFAULT_LIMIT, audit: bool = False, now_ms: int | None = None
+        self, query: str | None = None, limit: object = DEFAULT_LIMIT, audit: bool = False, now_ms: int | None = None,
+        arguments: object = None,
     ) -> ToolAnswer:
-        resolved = self.resolve_session(TOOL_NAME)
+        resolved = self.resolve_session(TOOL_NAME, arguments)
         session = resolved.log
         root = self.pinned or (session.cwd if session is not None else "")
         if not root:
