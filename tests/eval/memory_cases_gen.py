@@ -1,14 +1,21 @@
-"""Turns the authored questions (file + phrases) into memory_cases.json with explicit line ranges."""
-import json, sys
+"""Turns the authored memory questions (file + phrases that answer them) into memory_cases.json with explicit line
+ranges. Run it after editing a question or a corpus file: `python tests/eval/memory_cases_gen.py`."""
+
+import json
+import sys
+from collections import Counter
 from pathlib import Path
-CORPUS = Path("/work/wt-memory-search/tests/eval/memory_corpus")
+
+HERE = Path(__file__).resolve().parent
+CORPUS = HERE / "memory_corpus"
 
 def locate(file, phrase, after=0):
     lines = (CORPUS / file).read_text(encoding="utf-8").splitlines()
     nth = 1
     if "#" in phrase and phrase.rsplit("#", 1)[1].isdigit():
-        phrase, n = phrase.rsplit("#", 1); nth = int(n)
-    hits = [i + 1 for i, l in enumerate(lines) if phrase in l and i + 1 >= after]
+        phrase, n = phrase.rsplit("#", 1)
+        nth = int(n)
+    hits = [i + 1 for i, line in enumerate(lines) if phrase in line and i + 1 >= after]
     if len(hits) < nth:
         sys.exit(f"not found: {file}: {phrase!r}")
     if len(hits) > 1 and nth == 1 and not after:
@@ -29,7 +36,8 @@ def ranges(file, spec):
                 start += 1  # a heading line alone holds no answer: the expected lines are its body
             out.append([start, end])
         else:
-            n = locate(file, p); out.append([n, n])
+            n = locate(file, p)
+            out.append([n, n])
     return out
 
 Q = []
@@ -39,9 +47,14 @@ def q(cat, lang, query, *answers):
         exp.append({"file": file, "lines": ranges(file, spec)})
     Q.append({"category": cat, "lang": lang, "query": query, "expected": exp})
 
-C = "neomagi-CLAUDE.md"; P = "neomagi-project_progress.md"; A = "actorforth-MEMORY.md"
-B1 = "verl-bug1_fix_design.md"; G = "verl-gradient_diagnostics_checklist.md"; S = "sarvjournal-devlog.md"
-F = "verl-feedback_style.md"; T = "tradingagents-project_india_edition.md"
+C = "neomagi-CLAUDE.md"
+P = "neomagi-project_progress.md"
+A = "actorforth-MEMORY.md"
+B1 = "verl-bug1_fix_design.md"
+G = "verl-gradient_diagnostics_checklist.md"
+S = "sarvjournal-devlog.md"
+F = "verl-feedback_style.md"
+T = "tradingagents-project_india_edition.md"
 
 # exact: the query's words stand in the answering entry
 q("exact", "zh", "用什么管理并发任务", (C, ["asyncio.TaskGroup"]))
@@ -123,7 +136,6 @@ q("boundary", "en", "r_boot default value", (B1, ["| r_boot | 0.05 |"]))
 q("boundary", "zh", "handoff 插值过渡多少步", (B1, ["接下来 M=10 步做插值过渡", "| M | 10 | handoff 插值步数 |"]))
 q("boundary", "zh", "Bug C 删除了哪一行", (B1, ["删除 `r_min = self.config.optim.get"]))
 
-out = Path("/work/wt-memory-search/tests/eval/memory_cases.json")
+out = HERE / "memory_cases.json"
 out.write_text(json.dumps(Q, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-from collections import Counter
 print(len(Q), Counter(x["category"] for x in Q), Counter(x["lang"] for x in Q))
