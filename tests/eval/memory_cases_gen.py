@@ -92,18 +92,20 @@ q("paraphrase", "en", "why did we drop the docker dependency", ("aieditor-progre
 q("status", "zh", "M3 做到哪一步了", (P, ["## 2026-02-24 (local) | M3#2..Risk: 无；ParadeDB", "## 2026-02-25 00:40 (local) | M3..历史污染会话"]))
 q("status", "zh", "M1.2 评审做到哪一步了", (P, ["## 2026-02-18 23:50 (local) | M1.2..F4 流式回退为已知体验回退"]))
 q("status", "en", "how far did the India edition get", (T, ["Phase 1 (Indian market data layer) is **complete**", "Phase 2 (TradeSignal schema"]), ("tradingagents-MEMORY.md", ["Phase 1 (India data layer) complete"]))
-q("status", "en", "what is still in progress for the memory bank extension", ("clinewiz-progress.md", ["Settings wiring polish and watcher regression test scaffolding"]))
+q("status", "en", "is the watcher regression test done yet", ("clinewiz-progress.md", ["Settings wiring polish and watcher regression test scaffolding", "- Regression test: memoryBank.path handling"]))
 q("status", "zh", "Route B 做到哪了", (G, ["**Step 2** (暂缓)"]))
 q("status", "zh", "bug1 修复完成了吗", (B1, ["设计 + 实现均已完成 2026-04-20", "## 实现状态：**已完成**（2026-04-20）..修改了 4 个文件"]), ("verl-MEMORY.md", ["2026-04-20 全部完成"]))
 q("status", "en", "is the PG-Moment design still being pursued", ("verl-MEMORY.md", ["已关闭：PG-Moment 方案"]))
 q("status", "en", "is workflow testing done or still pending", ("bigbrain-progress.md", ["**Workflow Testing**: Formal validation of workflow effectiveness is pending"]))
 q("status", "zh", "M1.5 进行中还是已完成", (P, ["## 2026-02-21 (local) | M1.5..Risk: 无"]))
 q("status", "en", "are LSP diagnostics done yet", (A, ["TODO: LSP diagnostics, incremental inference", "TODO: Diagnostics (stack underflow detection)"]))
-q("status", "zh", "M3 的 Gate 都关闭了吗", ("neomagi-m3-gate_state.md", ["| G-M3-P0 |..| G-M3-FINAL |"]), ("neomagi-m3-pm.md", ["| G-M3-FINAL | PM 自检"]))
+q("status", "zh", "M3 的 Gate 都关闭了吗", ("neomagi-m3-gate_state.md", ["| G-M3-P0 |..| G-M3-FINAL |"]),
+  ("neomagi-m3-pm.md", ["| G-M3-FINAL | PM 自检", "M3 Persistent Memory 五个 Phase 全部通过 Gate 验收"]),
+  (P, ["Done: M3 持久记忆 5 Phase 全部通过 Gate 验收"]))
 q("status", "en", "is self-hosted compilation finished", (A, ["DONE: Self-hosted compilation pipeline", "DONE: 100% self-hosted bootstrap", "**Self-hosted pipeline**", "**Full self-hosted bootstrap verified**"]))
 q("status", "zh", "ParadeDB pg_search 风险现在怎么样了", (P, ["Risk: 无；ParadeDB pg_search BM25 为已知 R1 风险"]), ("neomagi-m3-pm.md", ["ParadeDB `pg_search` BM25 索引为计划中的 R1 已知风险"]))
 q("status", "en", "which test failure on a4_version3 still needs investigation", (A, ["Pre-existing `af_compiler_tests:sub_clause_test_` failure on a4_version3", "Pre-existing test failure: `af_compiler_tests:sub_clause_test_`"]))
-q("status", "zh", "build_group_masks 实现了吗", (G, ["Status: ☐"]))
+q("status", "zh", "build_group_masks 现在什么 status", (G, ["Status: ☐"]))
 
 # heading vs body: the query's words stand in a heading (or a file title) elsewhere; the answer is a body entry
 q("heading_trap", "en", "git branch for stable clean installs", ("bigbrain-techContext.md", ["`main` - Stable \"clean install\" version", "The `main` branch is reserved for stable, clean installations"]))

@@ -7,7 +7,7 @@ questions (half Chinese) in five categories — exact, paraphrase, status, headi
 file(s) and line range(s) that answer it.
 
 A hit is right when it is in an expected file, its line range overlaps an expected range, and it is an entry rather
-than a whole section (at most max(12, 3 × the expected span) lines): a bare heading line never overlaps, because the
+than a whole section (at most max(20, 3 × the expected span) lines): a bare heading line never overlaps, because the
 expected ranges are the lines that hold the answer.
 
 The engine (`knit_desktop.core.memory.search`) is scored against a plain BM25 over the same entries (written out
@@ -58,7 +58,7 @@ def is_right(case: dict, file: str, start: int, end: int) -> bool:
         if expected["file"] != file:
             continue
         for a, b in expected["lines"]:
-            if start <= b and end >= a and end - start + 1 <= max(12, 3 * (b - a + 1)):
+            if start <= b and end >= a and end - start + 1 <= max(20, 3 * (b - a + 1)):
                 return True
     return False
 
