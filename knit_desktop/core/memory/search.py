@@ -59,13 +59,16 @@ PARENTS = {"项目", "游戏", "工具", "学术", "网络", "project", "game", 
 PROGRESS_WORDS = ("做到哪", "到哪了", "到哪一步", "哪一步", "进度", "进展", "状态", "怎么样了", "完成了吗", "完成没",
                   "实现了吗", "关闭了吗", "关了吗", "做完了吗", "还在", "还是已完成", "status", "progress",
                   "where was i", "where did i", "how far", "done yet", "finished yet", "still", "is it done")
-OPEN_WORDS = ("进行中", "未完成", "待办", "待修", "待开始", "暂缓", "阻塞", "搁置", "暂停", "不可用", "todo",
-              "in progress", "in_progress", "in-progress", "ongoing", "wip", "pending", "blocked", "backlog", "☐", "[ ]",
-              "⏳", "🔄", "🚧", "⏸")
-CLOSED_WORDS = ("已完成", "已结束", "完结", "已结项", "已关闭", "关闭", "完成", "通过", "已修复", "done", "finished",
-                "closed", "complete", "completed", "merged", "passed", "pass", "archived", "✅", "[x]", "☑")
+OPEN_WORDS = ("进行中", "未完成", "待办", "待修", "待开始", "待定", "暂缓", "阻塞", "搁置", "暂停", "不可用", "暂时",
+              "还没", "尚未", "卡在", "卡住", "未解决", "剩下", "剩余", "todo", "in progress", "in_progress",
+              "in-progress", "ongoing", "wip", "pending", "blocked", "backlog", "not yet", "stuck", "on hold",
+              "paused", "unavailable", "broken", "failing", "remaining", "left to build", "☐", "[ ]", "⏳", "🔄",
+              "🚧", "⏸")
+CLOSED_WORDS = ("已完成", "已结束", "完结", "已结项", "已关闭", "关闭", "完成", "通过", "已修复", "已解决", "解决了",
+                "搞定", "上线", "done", "finished", "closed", "complete", "completed", "merged", "passed", "pass",
+                "archived", "fixed", "resolved", "shipped", "released", "works", "✅", "[x]", "☑")
 # Words that say an entry describes where something stands now, open or closed.
-STATE_WORDS = ("当前", "目前", "现在", "截至", "状态", "status", "currently", "as of", "so far")
+STATE_WORDS = ("当前", "目前", "现在", "截至", "状态", "进度", "做到", "status", "currently", "as of", "so far")
 # What a status question says about itself rather than about its topic: kept out of the topic terms.
 QUESTION_PHRASES = ("做到哪一步了", "做到哪一步", "做到哪了", "做到哪", "到哪一步了", "到哪一步", "到哪了", "哪一步",
                     "怎么样了", "进行中还是已完成", "还是已完成", "完成了吗", "实现了吗", "关闭了吗", "做完了吗",
@@ -85,6 +88,22 @@ CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 DATE = re.compile(r"\b(?:19|20)\d\d[-/.]\d{1,2}[-/.]\d{1,2}\b|\d{4}年|\d{1,2}月\d{1,2}日|"
                   r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* \d{1,2}\b", re.IGNORECASE)
 PREFIX_MIN = 4
+MONTHS = {m: i + 1 for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split())}
+MONTH_DAY = re.compile(r"\b(?:19|20)\d\d[-/.](\d{1,2})[-/.](\d{1,2})\b|(\d{1,2})月(\d{1,2})[日号]|"
+                       r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? (\d{1,2})\b", re.IGNORECASE)
+
+
+def _month_days(text: str) -> list[str]:
+    """`2025-07-28`, `7月28日` and `Jul 28` all give the token `07-28`, so a date asked one way finds it written
+    another."""
+    out = []
+    for match in MONTH_DAY.finditer(text):
+        month, day = (match.group(1), match.group(2)) if match.group(1) else (
+            (match.group(3), match.group(4)) if match.group(3) else (MONTHS[match.group(5).lower()[:3]], match.group(6)))
+        month, day = int(month), int(day)
+        if 1 <= month <= 12 and 1 <= day <= 31:
+            out.append(f"{month:02d}-{day:02d}")
+    return out
 
 
 def stem(word: str) -> str:
@@ -102,8 +121,8 @@ def _latin(token: str) -> str | None:
 def terms(text: str) -> list[str]:
     """What a text is compared by, with repeats: CJK bigrams (a lone character stands alone) and stemmed Latin
     words; a compound such as `M1.2` or `22:26` counts whole and by its parts."""
-    out: list[str] = []
-    for run in CJK_RUN.findall(text):
+    out: list[str] = _month_days(text)
+    for run in CJK_RUN.findall(MONTH_DAY.sub(" ", text)):
         if len(run) == 1:
             if run not in CJK_STOP:
                 out.append(run)
@@ -328,8 +347,9 @@ def search(libraries: list[Library], query: str, max_hits: int = DEFAULT_HITS) -
             score = body * (1 - COORDINATION + COORDINATION * held) * _boost(query, q, candidate, asks_status)
         if score > 0 and asks_status:
             is_open, is_closed = _states(candidate.entry.text)
-            if not (is_open or is_closed):  # a kanban-style file says it in the heading: `## In Progress`, `## Done`
-                is_open, is_closed = _states(f"{candidate.chapter.title} {candidate.entry.heading}")
+            if not (is_open or is_closed):  # a kanban-style file says it in a heading: `## In Progress`, `## Done`
+                labels = [h for h in (candidate.chapter.title, candidate.entry.heading) if 0 < len(terms(h)) <= 4]
+                is_open, is_closed = _states(" ".join(labels))
             text = candidate.entry.text.lower()
             if is_open or is_closed or DATE.search(text) or any(word in text for word in STATE_WORDS):
                 score *= STATUS_FACTOR
@@ -374,11 +394,16 @@ def render_hits(hits: list[Hit], budget: int = DEFAULT_BUDGET, folder: str = "")
     lines: list[str] = []
     used = 0
     prefix = folder.rstrip(os.sep) + os.sep if folder else ""
+    rendered = []
     for hit in hits:
         where = hit.library.name + ("" if hit.chapter.implicit else f" › {hit.chapter.title}")
         text = " ".join((hit.entry.text if hit.entry else hit.chapter.text).split())
-        line = f"{hit.location}  {where} — {text}"
-        room = budget - used - (1 if lines else 0)
+        rendered.append((hit, f"{hit.location}  {where} — {text}"))
+    for k, (hit, line) in enumerate(rendered):
+        # A fair share: what is left, split among the hits still to come (a short one leaves more to the rest).
+        left = budget - used - (1 if lines else 0)
+        later = sum(min(len(other), left // max(len(rendered) - k, 1)) for _, other in rendered[k + 1 :])
+        room = max(left - later, min(left, left // max(len(rendered) - k, 1)))
         if room < len(hit.location) + 2:
             break
         if len(line) > room:
