@@ -82,6 +82,7 @@ STOP_WORDS = frozenset(
 CJK_STOP = frozenset("的了吗呢吧啊是在有和与及或这那哪我你他她它们都也就还又很把被让给对从为以而但")
 CJK_STOP_BIGRAMS = frozenset({"什么", "怎么", "哪里", "哪个", "如何", "为什", "么样", "一下", "我们", "你们",
                               "他们", "这个", "那个", "是不", "不是", "之前", "以后", "的时", "时候", "在哪"})
+YES_NO = re.compile(r"(吗|没有|了没|没)\s*[？?]?\s*$|^\s*(is|are|was|were|has|have|did|does|do)\b|\byet\b", re.IGNORECASE)
 WORD = re.compile(r"[A-Za-z0-9_]+(?:[.:\-/][A-Za-z0-9_]+)*")
 PART = re.compile(r"[A-Za-z0-9]+")
 CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
@@ -326,7 +327,9 @@ def search(libraries: list[Library], query: str, max_hits: int = DEFAULT_HITS) -
     if not q:
         return []
     asks_status = status_intent(query)
-    wants_open, wants_closed = _states(query) if asks_status else (False, False)
+    # A question that names a state asks for the entries in it ("what is still blocked", "哪些还没完成"); one that
+    # asks yes or no ("is X done yet", "X 完成了吗") is answered by either.
+    wants_open, wants_closed = _states(query) if asks_status and not YES_NO.search(query) else (False, False)
     candidates: list[_Candidate] = []
     for library in libraries:
         for chapter in library.chapters:
