@@ -138,6 +138,21 @@ q("boundary", "en", "r_boot default value", (B1, ["| r_boot | 0.05 |"]))
 q("boundary", "zh", "handoff 插值过渡多少步", (B1, ["接下来 M=10 步做插值过渡", "| M | 10 | handoff 插值步数 |"]))
 q("boundary", "zh", "Bug C 删除了哪一行", (B1, ["删除 `r_min = self.config.optim.get"]))
 
+# Held out: written after the engine was tuned on the questions above, run once, never tuned on.
+HOLDOUT_FROM = len(Q)
+q("exact", "zh", "Telegram API 要不要设 timeout", (C, ["外部服务调用（数据库、Telegram API）必须有 timeout"]))
+q("paraphrase", "en", "what to check in the first 15-20 steps of a new experiment", (F, ["**Always verify alpha_t logs..**How to apply**: For any new experiment config"]))
+q("status", "zh", "Phase 4 Evolution Loop 做到哪了", ("neomagi-m3-pm.md", ["| Phase 4: Evolution Loop |"]), (P, ["  - Phase 4: Evolution Loop"]))
+q("heading_trap", "en", "known issue with directory naming", ("bigbrain-progress.md", ["**Directory Naming Inconsistency**..other directories use lowercase"]))
+q("boundary", "zh", "G-M3-P2 第一次为什么 FAIL", ("neomagi-m3-pm.md", ["| G-M3-P2 |"]))
+q("exact", "en", "ROCE shown in Crores", (T, ["screener_fundamentals computes ROCE"]))
+q("paraphrase", "zh", "新 worktree 为什么要重新装依赖", ("neomagi-m1.5-developer.md", ["Worktree 中 `node_modules`"]))
+q("status", "en", "is the VS Code extension for ActorForth done", (A, ["TODO: VS Code extension"]))
+q("heading_trap", "zh", "用户用语音提问时怎么回复", ("nanobot-MEMORY.md", ["当用户使用语音提问时"]))
+q("boundary", "en", "which in-content markers drive the automation", ("bigbrain-session-autonomous-2025-03-25.md", ["2. **In-Content Markers**..<!-- @automation:skip-reorganize -->"]))
+for case in Q[HOLDOUT_FROM:]:
+    case["holdout"] = True
+
 out = HERE / "memory_cases.json"
 out.write_text(json.dumps(Q, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 print(len(Q), Counter(x["category"] for x in Q), Counter(x["lang"] for x in Q))

@@ -50,6 +50,7 @@ BM25_K1, BM25_B = 1.2, 0.75
 TOPIC_SCALE = 1.0 / (W_LIBRARY_TAG + W_CHAPTER_TAG + W_PARENT + W_HEADING)  # all dimensions together: × 2
 # Untagged libraries: the heading (chapter title and `###`) and the library's own name (file name, H1).
 W_LOOSE_HEADING, W_LOOSE_HEADING_STATUS, W_LOOSE_LIBRARY = 0.5, 1.0, 0.3
+HEADING_LINE_WEIGHT = 0.5
 COORDINATION = 0.4  # an entry holding all of the query's words counts fully, one holding a few a bit less
 STATUS_FACTOR = 1.4  # an entry that says how far something got, when the question asks exactly that
 RECENCY_FACTOR = 0.3  # the latest status in a log (its position in the file) gains up to this much more
@@ -238,9 +239,18 @@ def score_chapter(query: str, q: set[str], library: Library, chapter: Chapter) -
 
 
 def _entry_terms(entry: Entry) -> Counter:
+    """An entry's terms with their counts; the `###` line that opened it counts at HEADING_LINE_WEIGHT (a title
+    word is weaker evidence than the same word in the body)."""
     cached = entry.__dict__.get("_terms")
     if cached is None or cached[0] != entry.text:
-        cached = (entry.text, Counter(terms(entry.text)))
+        text = entry.text
+        bag: Counter = Counter()
+        if text.startswith("#"):
+            first, _, text = text.partition("\n")
+            for term, count in Counter(terms(first)).items():
+                bag[term] += count * HEADING_LINE_WEIGHT
+        bag.update(terms(text))
+        cached = (entry.text, bag)
         entry.__dict__["_terms"] = cached
     return cached[1]
 
