@@ -8,6 +8,7 @@ A library is one Markdown file. A chapter is a `##` section, optionally tagged w
 the list items, numbered items, table rows, paragraphs and fenced code blocks inside a chapter; a `###` (or deeper)
 heading is never an entry alone: it opens the entry that follows it and stays the context (`Entry.heading`) of the
 entries under it; a `---` rule ends the entry above it; YAML front matter is one entry; comments are not content.
+Paragraphs between a `---` rule and the next rule or heading stay together the same way (up to BLOCK_LINES).
 Text before the first `##` (a preamble: front matter, a summary, a TL;DR) is an implicit chapter of its own. A file
 without any `##` is split into entries, each standing as its own (implicit) chapter.
 """
@@ -107,6 +108,7 @@ def _entries(lines: list[str], first: int) -> list[Entry]:
     pending: tuple[int, str] | None = None  # a `###` line waiting for the entry it opens
     fence = ""  # the fence marker while inside a fenced code block
     block: Entry | None = None  # a `###` block of prose (paragraphs, code) being gathered as one entry
+    after_rule = False  # right after a `---` rule, the prose up to the next rule or heading is one entry too
 
     def close() -> None:
         nonlocal current, block
@@ -131,7 +133,7 @@ def _entries(lines: list[str], first: int) -> list[Entry]:
         start(n, text, style)
 
     def start(n: int, text: str, style: str, number: int = 0) -> Entry:
-        nonlocal pending, current, block
+        nonlocal pending, current, block, after_rule
         close()
         if pending is not None:  # the heading opens this entry: the hit shows the heading with its body
             n0, line = pending
@@ -141,6 +143,9 @@ def _entries(lines: list[str], first: int) -> list[Entry]:
                 block = current  # …and a block of prose stays one entry, paragraphs and code together
         else:
             current = Entry(n, n, text, style, number, heading)
+            if after_rule and style in ("paragraph", "code"):
+                block = current
+        after_rule = False
         return current
 
     after_blank = False
@@ -176,6 +181,7 @@ def _entries(lines: list[str], first: int) -> list[Entry]:
             close()
             heading = ""  # a rule ends the `###` block too
             pending = None
+            after_rule = True
             continue
         match = FENCE.match(line)
         if match:
@@ -189,6 +195,7 @@ def _entries(lines: list[str], first: int) -> list[Entry]:
         sub = SUBHEADING.match(stripped)
         if sub:
             close()
+            after_rule = False
             if pending is not None:  # two headings in a row: the first one had no body of its own
                 pending = None
             heading = sub.group(1)
