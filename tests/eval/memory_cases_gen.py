@@ -154,5 +154,5 @@ for case in Q[HOLDOUT_FROM:]:
     case["holdout"] = True
 
 out = HERE / "memory_cases.json"
-out.write_text(json.dumps(Q, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+out.write_text("[\n" + ",\n".join(json.dumps(case, ensure_ascii=False) for case in Q) + "\n]\n", encoding="utf-8")
 print(len(Q), Counter(x["category"] for x in Q), Counter(x["lang"] for x in Q))
