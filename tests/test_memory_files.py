@@ -219,3 +219,49 @@ def test_the_tag_table_names_libraries(tmp_path, monkeypatch):
     write(tmp_path / "memory" / "05-other.md", "# Other things\n")
     names = {lib.stem: lib.name for lib in MemoryStore(str(tmp_path / "memory")).libraries()}
     assert names == {"04b-card": "卡牌游戏项目", "05-other": "Other things"}
+
+
+BOUNDARIES = """---
+name: Bug fixes
+description: all done 2026-04-20
+---
+
+# Notes
+
+> TL;DR: the parser is fixed.
+
+## Bugs
+### Bug A: counter never reaches zero
+**Problem**: the counter only moves in update_ct.
+
+**Fix**: move it to the end of every step.
+
+### Steps
+- one
+- two
+
+```python
+## not a chapter
+x = 1
+```
+
+---
+
+A paragraph after the rule.
+
+Its second paragraph.
+"""
+
+
+def test_entries_follow_the_boundaries_people_write(tmp_path):
+    lib = parse_library(str(tmp_path / "bugs.md"), BOUNDARIES)
+    assert [c.title for c in lib.chapters] == ["Notes", "Bugs"]  # the preamble is a chapter; `## not` is code
+    preamble, bugs = lib.chapters
+    assert preamble.implicit and [(e.start, e.end, e.style) for e in preamble.entries] == [
+        (1, 4, "frontmatter"), (8, 8, "paragraph")]
+    spans = [(e.start, e.end) for e in bugs.entries]
+    assert spans == [(11, 14), (16, 17), (18, 18), (20, 23), (27, 29)]
+    block, first_step = bugs.entries[0], bugs.entries[1]
+    assert block.text.startswith("### Bug A") and block.text.endswith("every step.")  # heading with its body
+    assert first_step.text == "### Steps\n- one" and bugs.entries[2].heading == "Steps"
+    assert bugs.entries[4].text == "A paragraph after the rule.\nIts second paragraph."

@@ -77,10 +77,14 @@ def test_status_intent_favours_open_work_and_discounts_finished_work():
 
 
 def test_english_stems_prefixes_and_stop_words():
-    assert stem("backups") == stem("backup") == "backup"
-    assert stem("running") == "run" and stem("libraries") == "library"
-    assert stem("notes") == stem("note") and stem("boxes") == "box"
+    # The ranking engine's stemming (core.keywords.stem): one inflection off, the stem always a prefix of the word,
+    # and prefix matching does the rest ("librar" meets "library", "deploy" meets "deployments").
+    from knit_desktop.core.keywords import stem as engine_stem
+    assert stem("backups") == stem("backup") == "backup" == engine_stem("backups")
+    assert stem("searched") == "search" and stem("libraries") == "librar"
+    assert stem("notes") == stem("note") and stem("matches") == "match"
     assert "the" not in units("the backups of the laptop")
+    assert {"m1.2", "m1", "2", "22:26"} <= units("M1.2 at 22:26")  # versions and times count whole and by parts
     library = lib("# Ops\n\n## Deployment\n- deployments go out on Fridays\n", name="ops.md")
     assert score("deploy", library) > 0  # a prefix of the heading word
 
@@ -167,3 +171,42 @@ def test_portability_scenarios_find_the_right_entry(tmp_path, capsys):
         print(f"  top-1 {top1}/{len(QUERIES)} · top-3 {top3}/{len(QUERIES)}")
     assert top3 == len(QUERIES)
     assert top1 >= len(QUERIES) - 1
+
+
+def test_the_answer_names_its_cost_tier_and_how_to_get_the_others(tmp_path):
+    from knit_desktop.core.agent_tools import (
+        MEMORY_SEARCH_DESCRIPTION,
+        MEMORY_TIER_LINE,
+        MEMORY_TIER_LINE_EMPTY,
+    )
+    from knit_desktop.core.memory.library import estimate_tokens
+
+    hits = search(build(tmp_path, "english").libraries(), "which editor keybindings do I use")
+    text = render_hits(hits)
+    line = MEMORY_TIER_LINE.format(count=f"{len(hits)} entries", tokens=estimate_tokens(text))
+    assert "L2" in line and "L3" in line and "read tool" in line and "knit-desktop memory" in line
+    assert "L1" in MEMORY_TIER_LINE_EMPTY and "L2" in MEMORY_SEARCH_DESCRIPTION and "L3" in MEMORY_SEARCH_DESCRIPTION
+    assert estimate_tokens(text) <= 220 and len(text) <= 700
+
+
+def test_a_hit_is_an_entry_with_its_body_never_a_bare_heading():
+    library = lib("# Log\n\n## 2026-03-01\n### Step 9\nbuilt the parser\n\n### Step 10\n做到 Step 10：Windows 上暂时不可用\n"
+                  "\n---\n\nA note after the rule, about the release checklist.\n", name="log.md")
+    hits = search([library], "Windows 做到哪一步了")
+    assert hits[0].location == "log.md:7-8" and hits[0].entry.text.startswith("### Step 10\n")
+    hits = search([library], "release checklist")
+    assert hits[0].location == "log.md:12-12"  # the paragraph after `---` is its own entry, not Step 10's
+
+
+def test_boosts_never_lift_an_entry_without_the_query_words_over_one_with_them():
+    notes = lib("# Git\n\n## Git\n- see https://example.com/git-book\n", name="git.md")
+    other = lib("# Misc\n\n## Tools\n- rebase onto main before merging a branch\n", name="misc.md")
+    hits = search([notes, other], "rebase before merging")
+    assert hits[0].library is other  # the file and heading called Git hold none of the words
+
+
+def test_status_comes_from_the_entry_and_the_latest_entry_of_a_log_wins():
+    log = lib("# Progress\n\n## 2026-02-01\n- parser: in progress\n\n## 2026-02-03\n- parser: done, merged\n"
+              "\n## 2026-02-04\n- docs: todo\n", name="progress.md")
+    hits = search([log], "how far did the parser get")
+    assert hits[0].location == "progress.md:7-7"

@@ -17,10 +17,13 @@ from .agent_tools import (
     MEMORY_MAX_HITS,
     MEMORY_PROPOSE,
     MEMORY_SEARCH,
+    MEMORY_TIER_LINE,
+    MEMORY_TIER_LINE_EMPTY,
 )
 from .config import SharedSettings
 from .dsh_caller import Resolved
 from .knit_docs import KnitDocs, ToolAnswer, ToolError
+from .memory.library import estimate_tokens
 from .memory.proposals import KINDS
 from .memory.search import hits_payload
 from .memory.store import MemoryStore
@@ -80,6 +83,9 @@ class AgentTools:
         if resolved.log is not None:
             structured["session"] = resolved.describe()
         head = f"Memory folder: {folder} ({session_line(resolved)}). Read the lines below with your read tool."
+        tier = (MEMORY_TIER_LINE.format(count=f"{len(hits)} entr{'y' if len(hits) == 1 else 'ies'}",
+                                        tokens=estimate_tokens(text)) if hits else MEMORY_TIER_LINE_EMPTY)
+        head += "\n" + tier
         body = text or "No memory entry matches."
         if not os.path.isdir(folder):
             body = "The memory folder does not exist yet: nothing has been remembered."

@@ -22,3 +22,26 @@ KNIT_DOCS_DESCRIPTION = (
 
 # What sort of memory a proposal is (memory_propose's `kind`; the sticky note shows it).
 MEMORY_KINDS = ("preference", "project", "environment", "fact", "todo", "note")
+
+# almost-for-ever's three cost tiers, as memory_search names them: L1 the structure (libraries, chapters, line
+# ranges, token counts: `knit-desktop memory` or the memory panel, ≈ 750 tokens), L2 the hits (entries as
+# `path:start-end` with their text, 110–220 tokens), L3 the entry itself (the agent reads those lines).
+MEMORY_TIER_LINE = (
+    "Tier L2 (hits): {count} as path:start-end with their text, ≈{tokens} tokens. Next, L3: read exactly those "
+    "lines with your read tool for the whole entry. L1, the structure (libraries, chapters, line ranges, token "
+    "counts), is `knit-desktop memory` or the memory panel."
+)
+MEMORY_TIER_LINE_EMPTY = (
+    "Tier L2 (hits) found no entry. L1, the structure (libraries, chapters, line ranges, token counts), is "
+    "`knit-desktop memory` or the memory panel."
+)
+# Proposed description of the memory_search MCP tool (mcp_tools.MEMORY_SEARCH_TOOL), kept here with the other
+# promises the tools make.
+MEMORY_SEARCH_DESCRIPTION = (
+    "Search the user's Markdown memory files — tier L2 of three: returns the best entries (list items, table rows, "
+    "paragraphs, `###` blocks with their body) as absolute `path:start-end` line ranges with their text, at most "
+    "`limit` (default 3) within a 700-character budget (≈ 110–220 tokens), and names the memory folder. Next tier, "
+    "L3: read exactly those lines with your read tool. Tier L1, the structure (libraries, chapters, line ranges, "
+    "token counts, ≈ 750 tokens), is `knit-desktop memory` or the memory panel. Status questions (\"how far did X "
+    "get\", \"做到哪一步了\") favour entries that say done or open, and the latest entry of a log."
+)

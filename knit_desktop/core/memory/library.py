@@ -5,8 +5,12 @@ modification time and size), so renaming, splitting or deleting a library can ne
 
 A library is one Markdown file. A chapter is a `##` section, optionally tagged with `<!-- 标签: a, b -->` or
 `<!-- tags: a, b -->` right under its heading (the same comment under the H1 tags the whole library). Entries are
-the list items, numbered items, table rows, `###` blocks or paragraphs inside a chapter. A file without any `##`
-is split into entries, each standing as its own (implicit) chapter.
+the list items, numbered items, table rows, paragraphs and fenced code blocks inside a chapter; a `###` (or deeper)
+heading is never an entry alone: it opens the entry that follows it and stays the context (`Entry.heading`) of the
+entries under it; a `---` rule ends the entry above it; YAML front matter is one entry; comments are not content.
+Paragraphs between a `---` rule and the next rule or heading stay together the same way (up to BLOCK_LINES).
+Text before the first `##` (a preamble: front matter, a summary, a TL;DR) is an implicit chapter of its own. A file
+without any `##` is split into entries, each standing as its own (implicit) chapter.
 """
 
 from __future__ import annotations
@@ -19,14 +23,28 @@ from pathlib import Path
 
 LIST_ITEM = re.compile(r"^(\s*)([-*+])\s+(.*)$")
 NUMBERED_ITEM = re.compile(r"^(\s*)(\d+)([.)、])\s+(.*)$")
+RULE = re.compile(r"^\s{0,3}([-*_])(\s*\1){2,}\s*$")
+FENCE = re.compile(r"^\s*(```|~~~)")
+COMMENT = re.compile(r"^\s*<!--.*-->\s*$")
 CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 LATIN_WORD = re.compile(r"[A-Za-z0-9_]+")
 MEMORY_SUFFIXES = (".md", ".markdown")
+BLOCK_LINES = 12  # a `###` block of prose gathers paragraphs up to this many lines; past it they stand alone
 
 
 def estimate_tokens(text: str) -> int:
     """A rough token count: one per CJK character, 1.3 per Latin word (what common tokenizers average)."""
     return len(CJK.findall(text)) + math.ceil(len(LATIN_WORD.findall(text)) * 1.3)
+
+
+def subheading(line: str) -> str | None:
+    """The text of a `###`–`######` heading line (closing #s dropped), else None. Plain string code: the
+    equivalent pattern backtracks cubically on a line of spaces and #s."""
+    marks = len(line) - len(line.lstrip("#"))
+    rest = line[marks:]
+    if not 3 <= marks <= 6 or not rest[:1].isspace():
+        return None
+    return rest.strip().rstrip("#").strip()
 
 
 def tags_comment(line: str) -> str | None:
@@ -71,8 +89,9 @@ class Entry:
     start: int  # 1-based, inclusive
     end: int
     text: str
-    style: str  # "list" | "numbered" | "table" | "heading" | "paragraph"
+    style: str  # "list" | "numbered" | "table" | "paragraph" | "code" | "frontmatter" (the style of its body)
     number: int = 0  # for numbered items
+    heading: str = ""  # the `###` heading this entry stands under (its first line when it opened the entry)
 
     @property
     def tokens(self) -> int:
@@ -125,58 +144,162 @@ def _entries(lines: list[str], first: int) -> list[Entry]:
     """Entries in `lines` (whose first line is number `first`)."""
     entries: list[Entry] = []
     current: Entry | None = None
+    heading = ""  # the `###` heading the next entries stand under
+    pending: tuple[int, str] | None = None  # a `###` line waiting for the entry it opens
+    fence = ""  # the fence marker while inside a fenced code block
+    block: Entry | None = None  # a `###` block of prose (paragraphs, code) being gathered as one entry
+    after_rule = False  # right after a `---` rule, the prose up to the next rule or heading is one entry too
 
     def close() -> None:
-        nonlocal current
+        nonlocal current, block
         if current is not None:
             entries.append(current)
             current = None
+        block = None
+
+    def prose(n: int, text: str, style: str) -> None:
+        """A paragraph or code block: inside a `###` block of prose it joins the block."""
+        nonlocal current
+        if block is not None and n - block.start < BLOCK_LINES and (
+                current is block or (current is None and entries and entries[-1] is block)):
+            if current is None:
+                entries.pop()
+                current = block
+            current.end = n
+            current.text += "\n" + text
+            if style == "code":
+                current.style = "paragraph"
+            return
+        start(n, text, style)
+
+    def start(n: int, text: str, style: str, number: int = 0) -> Entry:
+        nonlocal pending, current, block, after_rule
+        close()
+        if pending is not None:  # the heading opens this entry: the hit shows the heading with its body
+            n0, line = pending
+            pending = None
+            current = Entry(n0, n, line + "\n" + text, style, number, heading)
+            if style in ("paragraph", "code"):
+                block = current  # …and a block of prose stays one entry, paragraphs and code together
+        else:
+            current = Entry(n, n, text, style, number, heading)
+            if after_rule and style in ("paragraph", "code"):
+                block = current
+        after_rule = False
+        return current
 
     after_blank = False
     for offset, line in enumerate(lines):
         n = first + offset
         stripped = line.strip()
+        if fence:  # inside a fenced block everything is code, whatever it looks like
+            if current is not None:
+                current.end = n
+                current.text += "\n" + line.rstrip()
+            if stripped.startswith(fence):
+                fence = ""
+                if current is not None and current.style == "code":
+                    keep = block
+                    close()
+                    block = keep
+            continue
         if not stripped:
-            if current is not None and current.style in ("paragraph", "heading", "table"):
+            if current is not None and current.style in ("paragraph", "table", "code"):
+                keep = block
                 close()
+                block = keep
             after_blank = True
             continue
         if after_blank and current is not None and not line[:1].isspace():
+            keep = block
             close()  # an unindented line after a blank one ends the list item above
+            block = keep
         after_blank = False
-        if tags_comment(line) is not None:
+        if tags_comment(line) is not None or COMMENT.match(line):
+            continue
+        if RULE.match(line):
+            close()
+            heading = ""  # a rule ends the `###` block too
+            pending = None
+            after_rule = True
+            continue
+        match = FENCE.match(line)
+        if match:
+            fence = match.group(1)
+            if current is not None and line[:1].isspace() and current.style in ("list", "numbered"):
+                current.end = n  # a fence indented under a list item belongs to that item
+                current.text += "\n" + line.rstrip()
+            else:
+                prose(n, line.rstrip(), "code")
+            continue
+        sub = subheading(stripped)
+        if sub is not None:
+            close()
+            after_rule = False
+            if pending is not None:  # two headings in a row: the first one had no body of its own
+                pending = None
+            heading = sub
+            pending = (n, stripped)
             continue
         numbered = NUMBERED_ITEM.match(line)
         bullet = LIST_ITEM.match(line)
         if stripped.startswith("|"):
             if is_table_separator(line):
-                if entries and entries[-1].style == "table" and entries[-1].end == n - 1:
-                    entries.pop()  # the row above was the table's header, not an entry
+                if entries and entries[-1].style == "table" and entries[-1].end == n - 1 and current is None:
+                    header = entries.pop()  # the row above was the table's header, not an entry
+                    if header.text.startswith("#"):  # …but the heading it carried opens the next row
+                        pending = (header.start, header.text.split("\n", 1)[0])
                 close()
                 continue
+            start(n, stripped, "table")
             close()
-            current = Entry(n, n, stripped, "table")
-            close()
-            continue
-        if stripped.startswith("### "):
-            close()
-            current = Entry(n, n, stripped, "heading")
             continue
         if numbered and not numbered.group(1):
-            close()
-            current = Entry(n, n, stripped, "numbered", int(numbered.group(2)))
+            start(n, stripped, "numbered", int(numbered.group(2)))
             continue
         if bullet and not bullet.group(1):
-            close()
-            current = Entry(n, n, stripped, "list")
+            start(n, stripped, "list")
             continue
         if current is not None:  # a continuation line (indented, or the next line of a paragraph)
             current.end = n
             current.text += "\n" + stripped
             continue
-        current = Entry(n, n, stripped, "paragraph")
+        prose(n, stripped, "paragraph")
     close()
     return entries
+
+
+def _front_matter(lines: list[str]) -> int:
+    """How many lines a YAML front matter block at the top takes (0 without one)."""
+    if not lines or lines[0].strip() != "---":
+        return 0
+    for i in range(1, min(len(lines), 60)):
+        if lines[i].strip() in ("---", "..."):
+            return i + 1
+    return 0
+
+
+def _chapter_heads(lines: list[str]) -> list[int]:
+    """The `##` lines, outside fenced code blocks."""
+    heads: list[int] = []
+    fence = ""
+    for i, line in enumerate(lines):
+        match = FENCE.match(line)
+        if fence:
+            if line.strip().startswith(fence):
+                fence = ""
+            continue
+        if match:
+            fence = match.group(1)
+            continue
+        if line.startswith("## "):
+            heads.append(i)
+    return heads
+
+
+def _implicit_title(entry: Entry) -> str:
+    title = entry.text.splitlines()[0]
+    return re.sub(r"^([-*+]|\d+[.)、]|#+|>)\s*", "", title)[:60]
 
 
 def parse_library(path: str, text: str, names: dict[str, str] | None = None) -> Library:
@@ -184,16 +307,32 @@ def parse_library(path: str, text: str, names: dict[str, str] | None = None) -> 
     stem = Path(path).stem
     h1 = ""
     library_tags: list[str] = []
-    heads = [i for i, line in enumerate(lines) if line.startswith("## ")]
-    for line in lines[: heads[0] if heads else len(lines)]:
+    heads = _chapter_heads(lines)
+    top = _front_matter(lines)
+    preamble_end = heads[0] if heads else len(lines)
+    h1_line = -1
+    for i in range(top, preamble_end):
+        line = lines[i]
         if not h1 and line.startswith("# "):
             h1 = line[2:].strip()
+            h1_line = i
             continue
         found = tags_comment(line)
         if found is not None and not library_tags:
             library_tags = split_tags(found)
+    # The preamble's entries: front matter as one entry, then whatever stands before the first `##` (not the H1).
+    preamble: list[Entry] = []
+    if top:
+        body = [line.strip() for line in lines[1 : top - 1] if line.strip()]
+        if body:
+            preamble.append(Entry(1, top, "\n".join(body), "frontmatter"))
+    rest = [("" if i == h1_line else lines[i]) for i in range(top, preamble_end)]
+    preamble += _entries(rest, top + 1)
     chapters: list[Chapter] = []
     if heads:
+        if preamble:
+            chapters.append(Chapter(h1 or stem, preamble[0].start, preamble[-1].end, [], preamble, implicit=True,
+                                    text="\n".join(e.text for e in preamble)))
         for k, i in enumerate(heads):
             stop = heads[k + 1] if k + 1 < len(heads) else len(lines)
             body = lines[i + 1 : stop]
@@ -210,13 +349,9 @@ def parse_library(path: str, text: str, names: dict[str, str] | None = None) -> 
             chapters.append(Chapter(lines[i][3:].strip(), i + 1, end, tags, _entries(body, i + 2),
                                     text="\n".join(content)))
     else:
-        skip = 0
-        while skip < len(lines) and (lines[skip].startswith("# ") or tags_comment(lines[skip]) is not None or not lines[skip].strip()):
-            skip += 1
-        for entry in _entries(lines[skip:], skip + 1):
-            title = entry.text.splitlines()[0]
-            title = re.sub(r"^([-*+]|\d+[.)、]|#+)\s*", "", title)[:60]
-            chapters.append(Chapter(title, entry.start, entry.end, [], [entry], implicit=True, text=entry.text))
+        for entry in preamble:
+            chapters.append(Chapter(_implicit_title(entry), entry.start, entry.end, [], [entry], implicit=True,
+                                    text=entry.text))
     name = (names or {}).get(stem) or h1 or stem
     return Library(path, name, stem, h1, library_tags, chapters, 1, len(lines), text)
 

@@ -1,20 +1,39 @@
-"""Finding the memory entries a question is about: six dimensions, two tiers, `file:start-end` answers.
+"""Finding the memory entries a question is about: BM25 over entries, the seed's dimensions as boosts, two tiers,
+status read from the entries themselves, `file:start-end` answers.
 
-The dimensions and weights are the seed's (almost-for-ever), tuned on real questions:
-  ① library tag +4  ② chapter tag +3  ③ parent category +0.5  ④ heading coverage +8 × coverage (× 0.45 for a
-  one-word query)  ⑤ body coverage +2 × coverage  ⑥ status intent × 1.15 (open) / × 0.85 (closed).
-Hand-tagged libraries use the strict tier (the body only counts once a topic dimension matched, which keeps
-incidental words out); untagged ones use the loose tier (the body may match alone, or nothing would) and take
-their library "tags" from the file name and H1. Chinese text is compared in character bigrams, other text in
-stemmed words with prefix matching and without stop words.
+The unit that is scored and returned is the **entry** (a list item, numbered item, table row, paragraph, code
+block, or a `###` block with its body — see `library.py`), with its chapter and library as context:
+
+- **Base**: BM25 over entries (k1 1.2, b 0.75). Text is compared in CJK character bigrams and Latin words with
+  the ranking engine's stemming (`core.keywords.stem`) and prefix matching (`deploy` meets `deployments`);
+  version-like tokens (`M1.2`, `22:26`, `2026-02-24`) also stand whole, so `M1.2` is not `M1.1`.
+- **Boosts** (multiplying an entry's BM25, so they can lift a good entry but never make one): the seed's
+  dimensions (almost-for-ever) — ① library tag, ② chapter tag, ③ parent category, ④ heading coverage (chapter
+  title and `###` heading), weighted as the seed weighs them (4 : 3 : 0.5 : 8 × coverage, × 0.45 for a one-word
+  query) and scaled down so that all of them together at most double an entry's score.
+- **Order**: an entry that holds some of the query's words always ranks above one that holds none, however much
+  the latter is boosted. Entries holding none come last, and only when their chapter or library matched (the
+  first entry of such a chapter stands for it), so a question answered only by a heading still gets an answer.
+- **Tiers**: hand-tagged libraries use the strict tier (their entries count only once a topic dimension — a tag,
+  the parent category or the heading — matched, which keeps incidental words out); untagged libraries use the
+  loose tier (the body may match alone) and take their library "tags" from the file name and H1.
+- **Status intent** ("做到哪一步了", "how far did X get", "done yet", "还在进行吗"): applies to the entry's own
+  words — entries carrying a status (done / open markers, checkboxes, dates) are preferred, the latest of them in
+  an append-only log first; when the question names a state (blocked, pending, 进行中…), entries in that state
+  gain and those in the opposite state lose (the seed's × 1.15 / × 0.85).
+
+`score_chapter` keeps the seed's six dimensions at chapter level (it is what the boosts and the strict tier read).
 """
 
 from __future__ import annotations
 
+import math
 import os
 import re
+from collections import Counter
 from dataclasses import dataclass
 
+from ..keywords import stem as engine_stem
 from .library import CJK, Chapter, Entry, Library
 
 W_LIBRARY_TAG = 4.0
@@ -27,63 +46,115 @@ OPEN_FACTOR, CLOSED_FACTOR = 1.15, 0.85
 DEFAULT_BUDGET = 700
 DEFAULT_HITS = 3
 
+BM25_K1, BM25_B = 1.2, 0.75
+TOPIC_SCALE = 1.0 / (W_LIBRARY_TAG + W_CHAPTER_TAG + W_PARENT + W_HEADING)  # all dimensions together: × 2
+# Untagged libraries: the heading (chapter title and `###`) and the library's own name (file name, H1).
+W_LOOSE_HEADING, W_LOOSE_HEADING_STATUS, W_LOOSE_LIBRARY = 0.5, 1.0, 0.3
+HEADING_LINE_WEIGHT = 0.5
+COORDINATION = 0.4  # an entry holding all of the query's words counts fully, one holding a few a bit less
+STATUS_FACTOR = 1.4  # an entry that says how far something got, when the question asks exactly that
+RECENCY_FACTOR = 0.3  # the latest status in a log (its position in the file) gains up to this much more
+LATEST_FACTOR = 1.3  # …and the last entry of a file that speaks of it gains this
+
 PARENTS = {"项目", "游戏", "工具", "学术", "网络", "project", "game", "tool", "research", "network"}
-PROGRESS_WORDS = ("做到哪", "到哪了", "进度", "进展", "状态", "status", "progress", "where was i", "where did i",
-                  "how far")
-OPEN_WORDS = ("进行中", "未完成", "待办", "todo", "in progress", "ongoing", "wip", "open")
-CLOSED_WORDS = ("已完成", "已结束", "完结", "已结项", "done", "finished", "closed", "archived")
+PROGRESS_WORDS = ("做到哪", "到哪了", "到哪一步", "哪一步", "进度", "进展", "状态", "怎么样了", "完成了吗", "完成没",
+                  "实现了吗", "关闭了吗", "关了吗", "做完了吗", "还在", "还是已完成", "status", "progress",
+                  "where was i", "where did i", "how far", "done yet", "finished yet", "still", "is it done")
+OPEN_WORDS = ("进行中", "未完成", "待办", "待修", "待开始", "待定", "暂缓", "阻塞", "搁置", "暂停", "不可用", "暂时",
+              "还没", "尚未", "卡在", "卡住", "未解决", "剩下", "剩余", "todo", "in progress", "in_progress",
+              "in-progress", "ongoing", "wip", "pending", "blocked", "backlog", "not yet", "stuck", "on hold",
+              "paused", "unavailable", "broken", "failing", "remaining", "left to build", "☐", "[ ]", "⏳", "🔄",
+              "🚧", "⏸")
+CLOSED_WORDS = ("已完成", "已结束", "完结", "已结项", "已关闭", "关闭", "完成", "通过", "已修复", "已解决", "解决了",
+                "搞定", "上线", "done", "finished", "closed", "complete", "completed", "merged", "passed", "pass",
+                "archived", "fixed", "resolved", "shipped", "released", "works", "✅", "[x]", "☑")
+# Words that say an entry describes where something stands now, open or closed.
+STATE_WORDS = ("当前", "目前", "现在", "截至", "状态", "进度", "做到", "status", "currently", "as of", "so far")
+# What a status question says about itself rather than about its topic: kept out of the topic terms.
+QUESTION_PHRASES = ("做到哪一步了", "做到哪一步", "做到哪了", "做到哪", "到哪一步了", "到哪一步", "到哪了", "哪一步",
+                    "怎么样了", "进行中还是已完成", "还是已完成", "完成了吗", "实现了吗", "关闭了吗", "做完了吗",
+                    "how far did", "how far", "done yet", "finished yet")
 STOP_WORDS = frozenset(
     "a an the and or of to in on for with at by from is are was were be been it this that these those i me my we "
     "our you your he she they them what which who whom how why when where do does did can could should would "
-    "will shall about into over there here any some all not no yes use used using".split()
+    "will shall about into over there here any some all not no yes use used using get got yet now ever also just "
+    "please after before than then".split()
 )
-CJK_STOP = frozenset("的了吗呢吧啊是在有和与及或这那哪我你他她它们")
+CJK_STOP = frozenset("的了吗呢吧啊是在有和与及或这那哪我你他她它们都也就还又很把被让给对从为以而但")
 CJK_STOP_BIGRAMS = frozenset({"什么", "怎么", "哪里", "哪个", "如何", "为什", "么样", "一下", "我们", "你们",
                               "他们", "这个", "那个", "是不", "不是", "之前", "以后", "的时", "时候", "在哪"})
-WORD = re.compile(r"[A-Za-z][A-Za-z0-9_\-]*|\d+")
+YES_NO = re.compile(r"(吗|没有|了没|没)\s*(?:[？?]\s*)?$|^\s*(is|are|was|were|has|have|did|does|do)\b|\byet\b", re.IGNORECASE)
+WORD = re.compile(r"[A-Za-z0-9_]+(?:[.:\-/][A-Za-z0-9_]+)*")
+PART = re.compile(r"[A-Za-z0-9]+")
 CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
+DATE = re.compile(r"\b(?:19|20)\d\d[-/.]\d{1,2}[-/.]\d{1,2}\b|\d{4}年|\d{1,2}月\d{1,2}日|"
+                  r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* \d{1,2}\b", re.IGNORECASE)
+PREFIX_MIN = 4
+MONTHS = {m: i + 1 for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split())}
+MONTH_DAY = re.compile(r"\b(?:19|20)\d\d[-/.](\d{1,2})[-/.](\d{1,2})\b|(\d{1,2})月(\d{1,2})[日号]|"
+                       r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? (\d{1,2})\b", re.IGNORECASE)
+
+
+def _month_days(text: str) -> list[str]:
+    """`2025-07-28`, `7月28日` and `Jul 28` all give the token `07-28`, so a date asked one way finds it written
+    another."""
+    out = []
+    for match in MONTH_DAY.finditer(text):
+        month, day = (match.group(1), match.group(2)) if match.group(1) else (
+            (match.group(3), match.group(4)) if match.group(3) else (MONTHS[match.group(5).lower()[:3]], match.group(6)))
+        month, day = int(month), int(day)
+        if 1 <= month <= 12 and 1 <= day <= 31:
+            out.append(f"{month:02d}-{day:02d}")
+    return out
 
 
 def stem(word: str) -> str:
-    """A light English stemmer: enough to meet "backups" with "backup" and "running" with "run"."""
-    w = word.lower()
-    for suffix, repl in (("ies", "y"), ("ing", ""), ("ed", ""), ("ly", ""), ("es", ""), ("s", "")):
-        if suffix == "es" and not w.endswith(("ses", "xes", "zes", "ches", "shes")):
-            continue  # "notes" is note + s, "boxes" is box + es
-        if w.endswith(suffix) and not w.endswith("ss") and len(w) - len(suffix) >= 3:
-            w = w[: len(w) - len(suffix)] + repl
-            break
-    if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "lsz":  # running → runn → run
-        w = w[:-1]
-    return w
+    """The ranking engine's stemming (`core.keywords.stem`): one English inflection off, the stem a prefix."""
+    return engine_stem(word.lower())
 
 
-def units(text: str) -> set[str]:
-    """What a text is compared by: CJK bigrams (a lone character stands alone) and stemmed words."""
-    out: set[str] = set()
-    for run in CJK_RUN.findall(text):
+def _latin(token: str) -> str | None:
+    lowered = token.lower()
+    if lowered in STOP_WORDS or (len(lowered) < 2 and not lowered.isdigit()):
+        return None
+    return stem(lowered) if lowered.isalpha() else lowered
+
+
+def terms(text: str) -> list[str]:
+    """What a text is compared by, with repeats: CJK bigrams (a lone character stands alone) and stemmed Latin
+    words; a compound such as `M1.2` or `22:26` counts whole and by its parts."""
+    out: list[str] = _month_days(text)
+    for run in CJK_RUN.findall(MONTH_DAY.sub(" ", text)):
         if len(run) == 1:
             if run not in CJK_STOP:
-                out.add(run)
+                out.append(run)
             continue
         for i in range(len(run) - 1):
             pair = run[i : i + 2]
             if pair not in CJK_STOP_BIGRAMS and not (pair[0] in CJK_STOP and pair[1] in CJK_STOP):
-                out.add(pair)
-    for word in WORD.findall(text):
-        lowered = word.lower()
-        if lowered in STOP_WORDS or len(lowered) < 2:
-            continue
-        out.add(stem(lowered))
+                out.append(pair)
+    for token in WORD.findall(text):
+        parts = PART.findall(token)
+        if len(parts) > 1 or "_" in token:
+            out.append(token.lower())
+        for part in parts:
+            term = _latin(part)
+            if term:
+                out.append(term)
     return out
+
+
+def units(text: str) -> set[str]:
+    """The distinct terms of a text."""
+    return set(terms(text))
 
 
 def _matches(unit: str, pool: set[str]) -> bool:
     if unit in pool:
         return True
-    if CJK.match(unit) or len(unit) < 4:
+    if CJK.match(unit) or len(unit) < PREFIX_MIN or not unit.isalpha():
         return False
-    return any(len(other) >= 4 and (other.startswith(unit) or unit.startswith(other)) for other in pool)
+    return any(len(other) >= PREFIX_MIN and (other.startswith(unit) or unit.startswith(other)) for other in pool)
 
 
 def coverage(query: set[str], text_units: set[str]) -> float:
@@ -116,6 +187,9 @@ class Hit:
         return f"{self.library.path.rsplit('/', 1)[-1]}:{self.start}-{self.end}"
 
 
+# --- the seed's dimensions, at chapter level -----------------------------------------------------------------
+
+
 def _status_factor(query: str, chapter: Chapter, library: Library) -> float:
     q = query.lower()
     if not any(word in q for word in PROGRESS_WORDS):
@@ -128,10 +202,15 @@ def _status_factor(query: str, chapter: Chapter, library: Library) -> float:
     return 1.0
 
 
-def score_chapter(query: str, q: set[str], library: Library, chapter: Chapter) -> float:
-    strict = library.tagged
-    library_tags = _tag_units(library.tags) if strict else units(f"{library.stem} {library.h1}")
+def _library_units(library: Library) -> set[str]:
+    return _tag_units(library.tags) if library.tagged else units(f"{library.stem} {library.h1}")
+
+
+def topic_score(query: str, q: set[str], library: Library, chapter: Chapter, heading: str = "") -> float:
+    """Dimensions ① to ④: library tag, chapter tag, parent category, heading coverage (the chapter title, and for
+    an entry its `###` heading too)."""
     topic = 0.0
+    library_tags = _library_units(library)
     if q & library_tags or any(_matches(u, library_tags) for u in q):
         topic += W_LIBRARY_TAG
     chapter_tags = _tag_units(chapter.tags)
@@ -140,33 +219,177 @@ def score_chapter(query: str, q: set[str], library: Library, chapter: Chapter) -
     mentioned = {p for p in PARENTS if p in query.lower()}
     if mentioned and mentioned & {t.lower() for t in chapter.tags + library.tags}:
         topic += W_PARENT
-    heading = coverage(q, units(chapter.title))
-    topic += W_HEADING * heading * (SHORT_QUERY_FACTOR if len(q) == 1 else 1.0)
+    title = chapter.title if not chapter.implicit else ""
+    heading_cov = coverage(q, units(f"{title} {heading}"))
+    topic += W_HEADING * heading_cov * (SHORT_QUERY_FACTOR if len(q) == 1 else 1.0)
+    return topic
+
+
+def score_chapter(query: str, q: set[str], library: Library, chapter: Chapter) -> float:
+    """The seed's six dimensions for a whole chapter (① – ④ as above, ⑤ body coverage — for tagged libraries only
+    once a topic matched — and ⑥ the status intent read from the chapter's labels)."""
+    topic = topic_score(query, q, library, chapter)
     body = 0.0
-    if topic > 0 or not strict:
+    if topic > 0 or not library.tagged:
         body = W_BODY * coverage(q, units(chapter.text))
     return (topic + body) * _status_factor(query, chapter, library)
 
 
+# --- entries -----------------------------------------------------------------------------------------------
+
+
+def _entry_terms(entry: Entry) -> Counter:
+    """An entry's terms with their counts; the `###` line that opened it counts at HEADING_LINE_WEIGHT (a title
+    word is weaker evidence than the same word in the body)."""
+    cached = entry.__dict__.get("_terms")
+    if cached is None or cached[0] != entry.text:
+        text = entry.text
+        bag: Counter = Counter()
+        if text.startswith("#"):
+            first, _, text = text.partition("\n")
+            for term, count in Counter(terms(first)).items():
+                bag[term] += count * HEADING_LINE_WEIGHT
+        bag.update(terms(text))
+        cached = (entry.text, bag)
+        entry.__dict__["_terms"] = cached
+    return cached[1]
+
+
+def status_intent(query: str) -> bool:
+    q = query.lower()
+    return any(word in q for word in PROGRESS_WORDS)
+
+
+def _states(text: str) -> tuple[bool, bool]:
+    """Whether a text marks something open, and whether it marks something closed (its own words)."""
+    lowered = text.lower()
+    words = set(re.findall(r"[a-z_]+", lowered))
+    is_open = any((w in words) if w.replace("_", "").isalpha() and w.isascii() else (w in lowered)
+                  for w in OPEN_WORDS)
+    is_closed = any((w in words) if w.isalpha() and w.isascii() else (w in lowered) for w in CLOSED_WORDS)
+    return is_open, is_closed
+
+
+def _query_terms(query: str) -> tuple[set[str], str]:
+    """The topic terms of a query (what a status question says about itself taken out) and the text they came
+    from."""
+    text = query
+    if status_intent(query):
+        for phrase in QUESTION_PHRASES:
+            text = re.sub(re.escape(phrase), " ", text, flags=re.IGNORECASE)
+    q = units(text)
+    return (q or units(query)), text
+
+
+@dataclass
+class _Candidate:
+    library: Library
+    chapter: Chapter
+    entry: Entry
+    topic: float
+
+
+def _bm25(candidates: list[_Candidate], q: set[str]) -> list[tuple[float, float]]:
+    """Each candidate's BM25 over the entries, and the share of the query's (IDF-weighted) terms it holds."""
+    bags = [_entry_terms(c.entry) for c in candidates]
+    n = len(bags)
+    if not n:
+        return []
+    lengths = [sum(bag.values()) for bag in bags]
+    avgdl = sum(lengths) / n or 1.0
+    vocabulary = set().union(*bags)
+    scores = [0.0] * n
+    held = [0.0] * n
+    total = 0.0
+    for term in q:
+        matched = {t for t in vocabulary if t == term or (
+            not CJK.match(term) and term.isalpha() and len(term) >= PREFIX_MIN and len(t) >= PREFIX_MIN
+            and t.isalpha() and (t.startswith(term) or term.startswith(t)))}
+        if not matched:
+            continue  # a word no entry holds neither helps nor hurts
+        tfs = [sum(bag[t] for t in matched if t in bag) for bag in bags]
+        df = sum(1 for tf in tfs if tf)
+        idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+        total += idf
+        for i, tf in enumerate(tfs):
+            if tf:
+                scores[i] += idf * tf * (BM25_K1 + 1) / (tf + BM25_K1 * (1 - BM25_B + BM25_B * lengths[i] / avgdl))
+                held[i] += idf
+    return [(score, h / total if total else 0.0) for score, h in zip(scores, held)]
+
+
+def _boost(query: str, q: set[str], candidate: _Candidate, asks_status: bool) -> float:
+    """How much the seed's dimensions lift an entry that holds some of the query's words (× 1 to × 2)."""
+    library, chapter = candidate.library, candidate.chapter
+    if library.tagged:
+        return 1 + TOPIC_SCALE * candidate.topic
+    title = chapter.title if not chapter.implicit else ""
+    heading = coverage(q, units(f"{title} {candidate.entry.heading}"))
+    if len(q) == 1 and not asks_status:
+        heading *= SHORT_QUERY_FACTOR  # one word in a title is weak evidence, unless it names what a status is about
+    library_words = _library_units(library)
+    named = 1.0 if any(_matches(u, library_words) for u in q) else 0.0
+    return 1 + (W_LOOSE_HEADING_STATUS if asks_status else W_LOOSE_HEADING) * heading + W_LOOSE_LIBRARY * named
+
+
 def search(libraries: list[Library], query: str, max_hits: int = DEFAULT_HITS) -> list[Hit]:
-    q = units(query)
+    q, _ = _query_terms(query)
     if not q:
         return []
-    scored: list[Hit] = []
+    asks_status = status_intent(query)
+    # A question that names a state asks for the entries in it ("what is still blocked", "哪些还没完成"); one that
+    # asks yes or no ("is X done yet", "X 完成了吗") is answered by either.
+    wants_open, wants_closed = _states(query) if asks_status and not YES_NO.search(query) else (False, False)
+    candidates: list[_Candidate] = []
     for library in libraries:
         for chapter in library.chapters:
-            score = score_chapter(query, q, library, chapter)
-            if score > 0:
-                scored.append(Hit(library, chapter, _best_entry(q, chapter), score))
-    scored.sort(key=lambda h: (-h.score, h.library.path, h.chapter.start))
-    return scored[:max_hits]
-
-
-def _best_entry(q: set[str], chapter: Chapter) -> Entry | None:
-    if not chapter.entries:
-        return None
-    best = max(chapter.entries, key=lambda e: coverage(q, units(e.text)))
-    return best if coverage(q, units(best.text)) > 0 or len(chapter.entries) == 1 else None
+            chapter_topic = None
+            for entry in chapter.entries:
+                topic = topic_score(query, q, library, chapter, entry.heading)
+                if library.tagged:
+                    if chapter_topic is None:
+                        chapter_topic = topic_score(query, q, library, chapter)
+                    if topic <= 0 and chapter_topic <= 0:
+                        continue  # strict tier: a word in the body alone is noise in a hand-tagged library
+                candidates.append(_Candidate(library, chapter, entry, topic))
+    ranked: list[tuple[int, float, str, int, _Candidate]] = []
+    stand_ins: set[int] = set()
+    for candidate, (body, held) in zip(candidates, _bm25(candidates, q)):
+        score = 0.0
+        if body > 0:
+            score = body * (1 - COORDINATION + COORDINATION * held) * _boost(query, q, candidate, asks_status)
+        if score > 0 and asks_status:
+            is_open, is_closed = _states(candidate.entry.text)
+            if not (is_open or is_closed):  # a kanban-style file says it in a heading: `## In Progress`, `## Done`
+                labels = [h for h in (candidate.chapter.title, candidate.entry.heading) if 0 < len(terms(h)) <= 4]
+                is_open, is_closed = _states(" ".join(labels))
+            text = candidate.entry.text.lower()
+            if is_open or is_closed or DATE.search(text) or any(word in text for word in STATE_WORDS):
+                score *= STATUS_FACTOR
+                score *= 1 + RECENCY_FACTOR * candidate.entry.start / max(candidate.library.end, 1)
+            if wants_open != wants_closed:
+                if (is_open and wants_open) or (is_closed and wants_closed):
+                    score *= OPEN_FACTOR
+                elif is_open or is_closed:
+                    score *= CLOSED_FACTOR
+            score *= _status_factor(query, candidate.chapter, candidate.library)
+        if score > 0:
+            ranked.append((1, score, candidate.library.path, candidate.entry.start, candidate))
+        elif candidate.topic > 0 and id(candidate.chapter) not in stand_ins:
+            # Holds none of the query's words, but its chapter or library does: its chapter's first entry stands
+            # for it, after every entry that holds some.
+            stand_ins.add(id(candidate.chapter))
+            ranked.append((0, candidate.topic, candidate.library.path, candidate.entry.start, candidate))
+    if asks_status:  # the latest entry about it in each file (logs grow at the end) says where it stands now
+        latest: dict[str, int] = {}
+        for i, row in enumerate(ranked):
+            if row[0] and (row[2] not in latest or row[3] > ranked[latest[row[2]]][3]):
+                latest[row[2]] = i
+        for i in latest.values():
+            tier, score, path, line, candidate = ranked[i]
+            ranked[i] = (tier, score * LATEST_FACTOR, path, line, candidate)
+    ranked.sort(key=lambda r: (-r[0], -r[1], r[2], r[3]))
+    return [Hit(c.library, c.chapter, c.entry, s) for _, s, _, _, c in ranked[:max_hits]]
 
 
 def hits_payload(hits: list[Hit], text: str, folder: str) -> dict:
@@ -184,11 +407,16 @@ def render_hits(hits: list[Hit], budget: int = DEFAULT_BUDGET, folder: str = "")
     lines: list[str] = []
     used = 0
     prefix = folder.rstrip(os.sep) + os.sep if folder else ""
+    rendered = []
     for hit in hits:
         where = hit.library.name + ("" if hit.chapter.implicit else f" › {hit.chapter.title}")
         text = " ".join((hit.entry.text if hit.entry else hit.chapter.text).split())
-        line = f"{hit.location}  {where} — {text}"
-        room = budget - used - (1 if lines else 0)
+        rendered.append((hit, f"{hit.location}  {where} — {text}"))
+    for k, (hit, line) in enumerate(rendered):
+        # A fair share: what is left, split among the hits still to come (a short one leaves more to the rest).
+        left = budget - used - (1 if lines else 0)
+        later = sum(min(len(other), left // max(len(rendered) - k, 1)) for _, other in rendered[k + 1 :])
+        room = max(left - later, min(left, left // max(len(rendered) - k, 1)))
         if room < len(hit.location) + 2:
             break
         if len(line) > room:

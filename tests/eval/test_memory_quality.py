@@ -1,0 +1,180 @@
+"""Memory search on memory files people really keep (issue 20).
+
+The corpus (`memory_corpus/`, sources and licences in its SOURCES.md) is 28 untagged memory files from public
+repositories: Cline memory banks, CLAUDE.md / AGENTS.md, Claude auto-memory indexes and topic files (front matter,
+no `##` chapters), Chinese progress logs and PM logs, and a 1,011-line work log. `memory_cases.json` holds 80
+questions (half Chinese) in five categories — exact, paraphrase, status, heading_trap, boundary — each with the
+file(s) and line range(s) that answer it.
+
+A hit is right when it is in an expected file, its line range overlaps an expected range, and it is an entry rather
+than a whole section (at most max(20, 3 × the expected span) lines): a bare heading line never overlaps, because the
+expected ranges are the lines that hold the answer.
+
+The engine (`knit_desktop.core.memory.search`) is scored against a plain BM25 over the same entries (written out
+below: no boosts, no headings, no status intent), in the same run. The engine must not be behind the baseline in
+any category.
+
+Measured (top-1 / top-3; 80 questions, of which the last 10 were written after the tuning and never tuned on):
+
+    category       before: engine   BM25 entries    after: engine   BM25 entries
+    exact                0.69 0.75      0.81 1.00           0.94 1.00      0.94 1.00
+    paraphrase           0.44 0.56      0.81 0.94           0.81 0.94      0.75 0.94
+    status               0.24 0.35      0.53 0.76           0.82 0.88      0.53 0.76
+    heading_trap         0.60 0.73      0.67 0.93           0.87 1.00      0.80 1.00
+    boundary             0.25 0.44      0.38 0.62           0.88 1.00      0.69 0.94
+    all                  0.44 0.56      0.64 0.85           0.86 0.96      0.74 0.93
+    held out (10)        0.30 0.60      0.80 1.00           0.70 1.00      0.80 1.00
+
+"Before" is the chapter-scoring engine with the old entry boundaries (headings as one-line entries, no preamble,
+no `---` or code-fence handling), whose entries the baseline then used too.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from knit_desktop.core.keywords import stem
+from knit_desktop.core.memory.library import MemoryIndex
+from knit_desktop.core.memory.search import search
+
+HERE = Path(__file__).resolve().parent
+CORPUS = HERE / "memory_corpus"
+CATEGORIES = ("exact", "paraphrase", "status", "heading_trap", "boundary")
+
+# Floors for our own question set (the hidden set's bar is top-1 >= 0.85, top-3 >= 0.95).
+MIN_TOP1 = 0.85
+MIN_TOP3 = 0.95
+
+
+@pytest.fixture(scope="module")
+def libraries(tmp_path_factory):
+    root = tmp_path_factory.mktemp("memory")
+    for path in CORPUS.glob("*.md"):
+        if path.name != "SOURCES.md":
+            shutil.copyfile(path, root / path.name)
+    return MemoryIndex(str(root)).libraries()
+
+
+@pytest.fixture(scope="module")
+def cases():
+    return json.loads((HERE / "memory_cases.json").read_text(encoding="utf-8"))
+
+
+def is_right(case: dict, file: str, start: int, end: int) -> bool:
+    for expected in case["expected"]:
+        if expected["file"] != file:
+            continue
+        for a, b in expected["lines"]:
+            if start <= b and end >= a and end - start + 1 <= max(20, 3 * (b - a + 1)):
+                return True
+    return False
+
+
+# --- the baseline: plain BM25 over the same entries -----------------------------------------------------------
+
+CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
+LATIN = re.compile(r"[A-Za-z0-9_]+")
+
+
+def tokens(text: str) -> list[str]:
+    out = []
+    for run in CJK_RUN.findall(text):
+        out += [run] if len(run) == 1 else [run[i : i + 2] for i in range(len(run) - 1)]
+    out += [stem(w.lower()) for w in LATIN.findall(text)]
+    return out
+
+
+def baseline(libraries, query: str, k: int = 3) -> list[tuple[str, int, int]]:
+    docs = [(Path(lib.path).name, e.start, e.end, Counter(tokens(e.text)))
+            for lib in libraries for chapter in lib.chapters for e in chapter.entries]
+    n = len(docs)
+    avgdl = sum(sum(d[3].values()) for d in docs) / max(n, 1)
+    df = Counter(t for d in docs for t in d[3])
+    q = set(tokens(query))
+    scored = []
+    for file, start, end, tf in docs:
+        dl = sum(tf.values())
+        s = 0.0
+        for t in q:
+            if tf[t]:
+                idf = math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5))
+                s += idf * tf[t] * 2.2 / (tf[t] + 1.2 * (0.25 + 0.75 * dl / avgdl))
+        if s > 0:
+            scored.append((-s, file, start, end))
+    scored.sort()
+    return [(f, a, b) for _, f, a, b in scored[:k]]
+
+
+def engine(libraries, query: str, k: int = 3) -> list[tuple[str, int, int]]:
+    return [(Path(h.library.path).name, h.start, h.end) for h in search(libraries, query, k)]
+
+
+def score(libraries, cases, run) -> dict[str, list[int]]:
+    """{category: [questions, right first, right in the top 3]} and per-question results for the report."""
+    table = {c: [0, 0, 0] for c in CATEGORIES}
+    for case in cases:
+        hits = run(libraries, case["query"])
+        row = table[case["category"]]
+        row[0] += 1
+        row[1] += bool(hits) and is_right(case, *hits[0])
+        row[2] += any(is_right(case, *h) for h in hits[:3])
+    return table
+
+
+def test_the_question_set_is_what_the_issue_asks_for(cases):
+    assert len(cases) >= 60
+    assert sum(c["lang"] == "zh" for c in cases) * 2 >= len(cases)
+    assert {c["category"] for c in cases} == set(CATEGORIES)
+    files = {p.name for p in CORPUS.glob("*.md")} - {"SOURCES.md"}
+    assert len(files) >= 25
+    for case in cases:
+        for expected in case["expected"]:
+            assert expected["file"] in files
+            length = len((CORPUS / expected["file"]).read_text(encoding="utf-8").splitlines())
+            assert all(1 <= a <= b <= length for a, b in expected["lines"])
+
+
+def test_memory_search_beats_bm25_over_entries_in_every_category(libraries, cases, capsys):
+    mine = score(libraries, cases, engine)
+    base = score(libraries, cases, baseline)
+    rows = ["", f"memory search quality ({len(cases)} questions, {len(libraries)} real memory files)",
+            f"  {'category':13} {'n':>3}   {'engine top-1':>12} {'top-3':>6}   {'BM25 entries top-1':>18} {'top-3':>6}"]
+    total_m, total_b = [0, 0, 0], [0, 0, 0]
+    for c in CATEGORIES:
+        n, m1, m3 = mine[c]
+        _, b1, b3 = base[c]
+        rows.append(f"  {c:13} {n:3}   {m1 / n:12.2f} {m3 / n:6.2f}   {b1 / n:18.2f} {b3 / n:6.2f}")
+        total_m = [x + y for x, y in zip(total_m, mine[c])]
+        total_b = [x + y for x, y in zip(total_b, base[c])]
+    n = total_m[0]
+    rows.append(f"  {'all':13} {n:3}   {total_m[1] / n:12.2f} {total_m[2] / n:6.2f}   "
+                f"{total_b[1] / n:18.2f} {total_b[2] / n:6.2f}")
+    held = [c for c in cases if c.get("holdout")]
+    if held:
+        h = score(libraries, held, engine)
+        hb = score(libraries, held, baseline)
+        rows.append(f"  {'held out':13} {len(held):3}   {sum(r[1] for r in h.values()) / len(held):12.2f} "
+                    f"{sum(r[2] for r in h.values()) / len(held):6.2f}   "
+                    f"{sum(r[1] for r in hb.values()) / len(held):18.2f} {sum(r[2] for r in hb.values()) / len(held):6.2f}")
+    with capsys.disabled():
+        print("\n".join(rows))
+    for c in CATEGORIES:
+        assert mine[c][1] >= base[c][1], f"{c}: engine top-1 behind BM25 over entries"
+        assert mine[c][2] >= base[c][2], f"{c}: engine top-3 behind BM25 over entries"
+    assert total_m[1] / n >= MIN_TOP1
+    assert total_m[2] / n >= MIN_TOP3
+
+
+def test_every_hit_holds_text_not_a_bare_heading(libraries, cases):
+    for case in cases:
+        for hit in search(libraries, case["query"]):
+            text = hit.entry.text if hit.entry else hit.chapter.text
+            body = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+            assert body, f"{case['query']!r} → {hit.location} is a bare heading"
