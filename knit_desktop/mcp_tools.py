@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import mcp_types as types
 
-from .core.agent_tools import DEFAULT_LIMIT, MAX_LIMIT, MEMORY_KINDS
+from .core.agent_tools import DEFAULT_LIMIT, MAX_LIMIT, MEMORY_KINDS, MEMORY_SEARCH_DESCRIPTION
 from .core.agent_tools import KNIT_DOCS_DESCRIPTION as DESCRIPTION
 
 
@@ -118,9 +118,7 @@ HIT_SCHEMA = _closed({"location": _STR, "path": _STR, "library": _STR, "chapter"
 MEMORY_SEARCH_TOOL = types.Tool(
     name="memory_search",
     title="Find what the user asked you to remember",
-    description="Search the user's Markdown memory files. Returns the absolute `path:start-end` line ranges of the "
-    "best entries (read exactly those lines with your read tool), at most `limit` of them within a small character "
-    "budget, and names the memory folder.",
+    description=MEMORY_SEARCH_DESCRIPTION,
     input_schema={"type": "object", "properties": {
         "query": {"type": "string", "description": "What you want to recall, in the user's words."},
         "limit": {"type": "integer", "description": "At most this many entries (1–10, default 3)."}},
