@@ -418,6 +418,8 @@ def cmd_propose(args: argparse.Namespace) -> int:
         proposal, new = store.propose(args.text, args.target, args.chapter, args.kind, source="user")
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    if store.queue.warning:
+        print(store.queue.warning, file=sys.stderr)
     where = f" → {proposal.target}" + (f" › {proposal.chapter}" if proposal.chapter else "") if proposal.target else ""
     print(("Queued for confirmation" if new else "Already waiting for confirmation") + f"{where}: {proposal.text}")
     return EXIT_OK
@@ -431,9 +433,11 @@ def cmd_memory(args: argparse.Namespace) -> int:
         if args.json:
             from .core.memory.search import hits_payload
 
-            _print_json(hits_payload(hits, text))
+            _print_json(hits_payload(hits, text, store.skipped))
         else:
             print(text or f"No memory matches “{args.query}”.")
+            for name, reason in sorted(store.skipped.items()):
+                print(f"{name}: {reason}", file=sys.stderr)
         return EXIT_OK
     rows = sorted(libraries, key=lambda lib: -lib.tokens)
     if args.json:
@@ -443,6 +447,8 @@ def cmd_memory(args: argparse.Namespace) -> int:
                            "entries": len(c.entries), "tags": c.tags} for c in lib.chapters if not c.implicit]}
                      for lib in rows])
         return EXIT_OK
+    for name, reason in sorted(store.skipped.items()):
+        print(f"{name}: {reason}", file=sys.stderr)
     if not rows:
         print(f"No memory files in {store.memory_dir} yet.")
     for lib in rows:

@@ -37,7 +37,7 @@ def _memory_call(store, name: str, raw: dict | None) -> tuple[str, dict]:
         limit = args.get("limit", 3)
         limit = min(10, max(1, int(limit))) if isinstance(limit, int | float) and limit == limit else 3
         hits, text = store.search(query[:2000], limit)
-        return text or "No memory entry matches.", hits_payload(hits, text)
+        return text or "No memory entry matches.", hits_payload(hits, text, store.skipped)
     fields = {k: args.get(k, "") for k in ("text", "target", "chapter", "kind")}
     if not all(isinstance(v, str) for v in fields.values()):
         raise ToolError("memory_propose: text, target, chapter and kind must be strings")
@@ -46,7 +46,11 @@ def _memory_call(store, name: str, raw: dict | None) -> tuple[str, dict]:
     except ValueError as exc:
         raise ToolError(f"memory_propose: {exc}") from None
     text = "Queued for the user to confirm." if new else "The same proposal is already waiting for the user."
-    return text, {"queued": new, "duplicate": not new, "id": proposal.id}
+    result = {"queued": new, "duplicate": not new, "id": proposal.id}
+    if store.queue.warning:
+        text += " " + store.queue.warning
+        result["warning"] = store.queue.warning
+    return text, result
 
 
 def _error(message: str) -> types.CallToolResult:

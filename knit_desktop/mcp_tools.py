@@ -108,7 +108,10 @@ MEMORY_SEARCH_TOOL = types.Tool(
         "query": {"type": "string", "description": "What you want to recall, in the user's words."},
         "limit": {"type": "integer", "description": "At most this many entries (1–10, default 3)."}},
         "required": ["query"]},
-    output_schema=_closed({"text": _STR, "hits": {"type": "array", "items": HIT_SCHEMA}}, ["text", "hits"]),
+    output_schema=_closed({"text": _STR, "hits": {"type": "array", "items": HIT_SCHEMA},
+                           "skipped": {"type": "array", "items": _closed({"file": _STR, "reason": _STR},
+                                                                          ["file", "reason"])}},
+                          ["text", "hits"]),
     annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False, idempotent_hint=True),
 )
 MEMORY_PROPOSE_TOOL = types.Tool(
@@ -123,8 +126,8 @@ MEMORY_PROPOSE_TOOL = types.Tool(
         "chapter": {"type": "string", "description": "The ## chapter of that file, if known."},
         "kind": {"type": "string", "enum": ["preference", "project", "environment", "fact", "todo", "note"]}},
         "required": ["text"]},
-    output_schema=_closed({"queued": {"type": "boolean"}, "duplicate": {"type": "boolean"}, "id": _STR},
-                          ["queued", "duplicate", "id"]),
+    output_schema=_closed({"queued": {"type": "boolean"}, "duplicate": {"type": "boolean"}, "id": _STR,
+                           "warning": _STR}, ["queued", "duplicate", "id"]),
     annotations=types.ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False),
 )
 

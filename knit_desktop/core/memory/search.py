@@ -168,10 +168,15 @@ def _best_entry(q: set[str], chapter: Chapter) -> Entry | None:
     return best if coverage(q, units(best.text)) > 0 or len(chapter.entries) == 1 else None
 
 
-def hits_payload(hits: list[Hit], text: str) -> dict:
-    """The JSON answer the command line and the MCP tool share: the rendered text and each hit's place."""
-    return {"text": text, "hits": [{"location": h.location, "library": h.library.name, "chapter": h.chapter.title,
-                                    "start_line": h.start, "end_line": h.end} for h in hits]}
+def hits_payload(hits: list[Hit], text: str, skipped: dict[str, str] | None = None) -> dict:
+    """The JSON answer the command line and the MCP tool share: the rendered text and each hit's place, and the
+    memory files that were not searched and why (only when there are some)."""
+    payload: dict = {"text": text, "hits": [{"location": h.location, "library": h.library.name,
+                                             "chapter": h.chapter.title, "start_line": h.start, "end_line": h.end}
+                                            for h in hits]}
+    if skipped:
+        payload["skipped"] = [{"file": name, "reason": reason} for name, reason in sorted(skipped.items())]
+    return payload
 
 
 def render_hits(hits: list[Hit], budget: int = DEFAULT_BUDGET) -> str:

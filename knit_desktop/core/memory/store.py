@@ -52,6 +52,11 @@ class MemoryStore:
     def libraries(self) -> list[Library]:
         return self.index.libraries()
 
+    @property
+    def skipped(self) -> dict[str, str]:
+        """Memory files the last look did not read, and why (too large, binary, unreadable)."""
+        return dict(self.index.problems)
+
     def search(self, query: str, max_hits: int = DEFAULT_HITS, budget: int = DEFAULT_BUDGET) -> tuple[list[Hit], str]:
         hits = search(self.libraries(), query, max_hits)
         return hits, render_hits(hits, budget)
