@@ -10,10 +10,10 @@ read-check-write (a second Knit, or any tool that locks with `flock`, waits its 
 the file under the lock and refuses (a conflict) unless it is byte for byte what it was when the note was shown,
 copies that version to a uniquely named backup outside the memory directory (the last KEEP_BACKUPS per file are
 kept), writes the new version to a temp file beside it, fsyncs, and renames it into place. An editor that does not
-lock is caught by looking again right before the rename (the file's identity, size, time and content) and right
-after it (the replaced version, still open, must not have grown meanwhile; if it did, it is put back and the write
-is refused). A symlinked memory file is written through: the link's target is replaced in its own directory and the
-link stays a link.
+lock is caught by looking again right before the rename (the file's identity, size, time and content) and shortly
+after it (the replaced version, still open, must not have grown; if it did, the write is withdrawn and every line
+appended to either version is kept). A symlinked memory file is written through: the link's target is replaced in
+its own directory and the link stays a link.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import hashlib
 import os
 import re
 import tempfile
+import time
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -32,6 +33,7 @@ from .library import LIST_ITEM, MAX_MEMORY_BYTES, NUMBERED_ITEM, Chapter, parse_
 from .locking import exclusive_lock
 
 KEEP_BACKUPS = 20  # per memory file
+SETTLE_S = 0.02  # after a rename, how long a program that opened the old version has to finish its append
 
 
 class MemoryWriteError(Exception):
@@ -151,58 +153,89 @@ def _append_locked(fd: int, held: os.stat_result, path: str, real: str, chapter_
         raise MemoryWriteError(f"{name} is not UTF-8 text; Knit does not write to it.") from None
     body, lines = _with_entry(path, original, chapter_title, text)
     _keep_backup(path, raw, backup_dir)
-    directory = os.path.dirname(real)
-    tmp_fd, tmp = tempfile.mkstemp(prefix=".knit-", suffix=".tmp", dir=directory)
+    data = body.encode("utf-8")
+    tmp_fd = _write_beside(real, data, held.st_mode, check=lambda: (
+        _same(os.stat(real), held) and _same(os.fstat(fd), held)
+        and hashlib.sha256(_read_fd(fd, MAX_MEMORY_BYTES)).hexdigest() == expected))
     try:
-        data = body.encode("utf-8")
+        if tmp_fd is None:  # right before the rename: an editor that does not lock wrote meanwhile
+            raise _conflict(name)
+        _settle(fd, held, raw, tmp_fd, data, real, path, backup_dir)
+    finally:
+        if tmp_fd is not None:
+            os.close(tmp_fd)
+    _sync_directory(os.path.dirname(real))
+    return lines
+
+
+def _write_beside(real: str, data: bytes, mode: int, check) -> int | None:
+    """Write `data` to a temp file in `real`'s directory, fsync it, and rename it over `real` if `check()` still
+    holds right before the rename. Returns the new file's open fd (None, and nothing renamed, if the check failed)."""
+    tmp_fd, tmp = tempfile.mkstemp(prefix=".knit-", suffix=".tmp", dir=os.path.dirname(real))
+    try:
         view = memoryview(data)
         while view:
             view = view[os.write(tmp_fd, view):]
         os.fsync(tmp_fd)
-        os.fchmod(tmp_fd, held.st_mode & 0o7777)
-        # Right before the rename: an editor that does not lock may have written meanwhile.
-        if not (_same(os.stat(real), held) and _same(os.fstat(fd), held)
-                and hashlib.sha256(_read_fd(fd, MAX_MEMORY_BYTES)).hexdigest() == expected):
-            raise _conflict(name)
+        os.fchmod(tmp_fd, mode & 0o7777)
+        if not check():
+            os.unlink(tmp)
+            os.close(tmp_fd)
+            return None
         os.replace(tmp, real)
-        written = os.fstat(tmp_fd)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         os.close(tmp_fd)
         raise
-    try:
-        if not _same(os.fstat(fd), held):
-            # Someone wrote to the old version between the last look and the rename: put theirs back.
-            _put_back(fd, tmp_fd, written, real, held, path, backup_dir)
-            raise _conflict(name)
-    finally:
-        os.close(tmp_fd)
-    _sync_directory(directory)
-    return lines
+    return tmp_fd
 
 
-def _put_back(old_fd: int, new_fd: int, written: os.stat_result, real: str, held: os.stat_result, path: str,
-              backup_dir: Path) -> None:
-    theirs = _read_fd(old_fd, max(MAX_MEMORY_BYTES, os.fstat(old_fd).st_size))
-    if not _same(os.fstat(new_fd), written):  # and someone wrote to the new one too: keep both, say where
-        kept = _keep_backup(path, theirs, backup_dir)
-        raise MemoryConflict(f"{os.path.basename(path)} was edited by another program while Knit wrote to it; "
-                             f"its version from before is kept in {kept}. Look at the file, then confirm again.")
-    tmp_fd, tmp = tempfile.mkstemp(prefix=".knit-", suffix=".tmp", dir=os.path.dirname(real))
+def _settle(old_fd: int, held: os.stat_result, raw: bytes, new_fd: int, body: bytes, real: str, path: str,
+            backup_dir: Path) -> None:
+    """After the rename, give a program that opened the old version just before it time to finish its append
+    (appends go to the version that was opened). If one wrote there, the write is withdrawn: the file becomes the
+    old version with everything appended to any version since, and the confirm reports a conflict. Repeated until
+    no replaced version grows during a settling period."""
+    name = os.path.basename(path)
+    limit = MAX_MEMORY_BYTES * 2
+    watch = [(old_fd, held.st_size)]  # replaced versions (still open) and how much of each is accounted for
+    live_fd, repaired = new_fd, False
+    ours: list[int] = []
     try:
-        view = memoryview(theirs)
-        while view:
-            view = view[os.write(tmp_fd, view):]
-        os.fsync(tmp_fd)
-        os.fchmod(tmp_fd, held.st_mode & 0o7777)
-        os.replace(tmp, real)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+        for _attempt in range(20):
+            time.sleep(SETTLE_S)
+            if all(os.fstat(fd).st_size == known for fd, known in watch):
+                break
+            contents = [_read_fd(fd, limit) for fd, _known in watch]
+            if any(len(content) < known for content, (_fd, known) in zip(contents, watch)):
+                kept = _keep_backup(path, contents[0], backup_dir)  # not an append: keep it, say where
+                raise MemoryConflict(f"{name} was edited by another program while Knit wrote to it; that "
+                                     f"program's version is kept in {kept}. Look at the file, then confirm again.")
+            extras = [content[known:] for content, (_fd, known) in zip(contents, watch)]
+            live = _read_fd(live_fd, limit)
+            if not repaired:  # withdraw our entry: the old version, then what was appended to either version
+                merged = raw + extras[0] + live[len(body):]
+            else:
+                merged = live + b"".join(extras)
+            sizes = [len(c) for c in contents]
+            fd2 = _write_beside(real, merged, held.st_mode, check=lambda sizes=sizes, live=live, watch=watch, live_fd=live_fd: (
+                [os.fstat(fd).st_size for fd, _k in watch] == sizes and os.fstat(live_fd).st_size == len(live)))
+            if fd2 is None:
+                continue  # more arrived while merging: merge again
+            ours.append(fd2)
+            watch = [(fd, size) for (fd, _k), size in zip(watch, sizes)] + [(live_fd, len(live))]
+            live_fd, repaired = fd2, True
+        else:
+            kept = _keep_backup(path, _read_fd(old_fd, limit), backup_dir)
+            raise MemoryConflict(f"{name} kept changing while Knit wrote to it; another program's version is "
+                                 f"kept in {kept}. Look at the file, then confirm again.")
     finally:
-        os.close(tmp_fd)
+        for fd in ours:
+            os.close(fd)
+    if repaired:
+        raise MemoryConflict(f"{name} was written by another program while Knit wrote to it; its lines are kept "
+                             "and this note was not written. Look at the file, then confirm again.")
 
 
 def _with_entry(path: str, original: str, chapter_title: str, text: str) -> tuple[str, tuple[int, int]]:
