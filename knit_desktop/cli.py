@@ -383,6 +383,8 @@ def cmd_conversation(args: argparse.Namespace) -> int:
         "messages": [{"role": m.role, "text": m.text, "seq": m.seq} for m in log.messages],
         "reads": [{"path": r.path, "ok": r.ok} for r in log.reads],
     }
+    if log.problem:  # frames skipped as corrupt or too large: said once, outside the contract's stdout
+        print(f"knit-desktop: {log.session_id}: {log.problem}", file=sys.stderr)
     if args.json:
         _print_json(payload)
         return EXIT_OK
