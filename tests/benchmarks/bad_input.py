@@ -37,7 +37,11 @@ from tests.dsh_fixtures import DshLog  # noqa: E402
 LIMIT_S = 10.0
 LIMIT_MB = 512.0
 QUERY = "cache eviction rules"
-SECRET_MARK = "hunter2"  # in a file outside every workspace: an answer quoting it leaked
+SECRET_MARKS = ("hunter2", "root:x:0:0", "KNIT_DESKTOP_HOME=")  # a secret file outside, /etc/passwd, environ
+
+
+def _leaked(text: str) -> bool:
+    return any(mark in text for mark in SECRET_MARKS)
 GOOD_DOC = "# Attachment cache\n\nEviction rules for the attachment cache: least recently used first.\n"
 
 
@@ -162,7 +166,7 @@ class Sweep:
             for label, args in case.commands:
                 m = measure(knit(*args), timeout=timeout, env=self.env(case), stdin=case.stdin, cwd=str(self.root))
                 rows.append(Row(case.kind, label, str(m.code), m.wall_s, m.rss_mb, m.traceback, m.code == -9,
-                                SECRET_MARK in m.stdout or SECRET_MARK in m.stderr))
+                                _leaked(m.stdout) or _leaked(m.stderr)))
                 _print_row(rows[-1])
             if mcp:
                 for server_args, tool, arguments in case.mcp:
@@ -189,7 +193,7 @@ class Sweep:
                     try:
                         result = await asyncio.wait_for(session.call_tool(tool, arguments), timeout)
                         state["error"] = bool(result.is_error)
-                        state["leak"] = SECRET_MARK in result.model_dump_json()
+                        state["leak"] = _leaked(result.model_dump_json())
                     except TimeoutError:
                         state["timeout"] = True
                     state["wall"] = time.perf_counter() - t0
