@@ -4,6 +4,7 @@ in tests/benchmarks/bad_input.py."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import random
 import subprocess
@@ -49,8 +50,8 @@ def json_bomb(decoded: int = 2 * GIB) -> bytes:
 
 
 def big_log(home: Path, size: int, session_id: str = "big", cwd: str = "/w", distinct: int = 40) -> DshLog:
-    """A log of about `size` bytes on disk in DSH's format: append batches of user and assistant turns and `read`
-    calls with file contents in their results (text that compresses ~3x, as real turns do). `distinct` different
+    """A log of about `size` bytes on disk in DSH's format: append batches of user and assistant turns and tool
+    calls (`read` and `bash`, alternately) with file contents or command output in their results (text that compresses ~3x, as real turns do). `distinct` different
     batches are built and then written over and over (a 200 MB log in a couple of seconds); the last batch ends
     with the user message "the very last question"."""
     rng = random.Random(7)
@@ -64,7 +65,11 @@ def big_log(home: Path, size: int, session_id: str = "big", cwd: str = "/w", dis
         for _ in range(10):
             n += 1
             rows.append(log.user(f"question {n}: {texts[n % 64][:300]}"))
-            rows.append(log.read_call(f"c{n}", f"docs/file{n % 500}.md"))
+            if n % 2:
+                rows.append(log.read_call(f"c{n}", f"docs/file{n % 500}.md"))
+            else:  # half the tools are not `read`: a shell command and its output
+                rows.append(log.event("tool/call", {"turn": n, "step": 1, "callId": f"c{n}", "name": "bash",
+                                                    "arguments": json.dumps({"command": "grep -rn cache docs"})}))
             message = {"role": "tool", "toolCallId": f"c{n}", "isError": False,
                        "content": [{"type": "text", "text": texts[(n * 7) % 64] * 4}]}
             rows.append(log.event("tool/result", {"turn": n, "step": 1, "message": message}, surfaceOp="append"))

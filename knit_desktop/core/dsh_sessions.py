@@ -20,6 +20,9 @@ KEEP_CALLS = 1000  # `read` calls still waiting for their result
 MESSAGE_TEXT_CHARS = 100_000  # one message's text as kept (the ranker reads its first 2,000 characters)
 
 TRANSCRIPT = re.compile(r"^session(?:\.v([1-9][0-9]*))?\.jsonl(\.zstd)?$")
+# DSH writes the envelope's `type` and `seq` first (dsh-sessions.md: `{type, seq, time, data, …}`), so a tool result
+# can be recognised, and its seq read, without parsing what is usually the bulk of a log: the tool's output.
+_RESULT_HEAD = re.compile(rb'^\{\s*"type"\s*:\s*"tool/result"\s*,\s*"seq"\s*:\s*(\d{1,15})[,}\s]')
 _ROOT_ROW = re.compile(r"session-persistence-jsonl")
 _ROOT_KEY = re.compile(r"^\s*root:\s*['\"]?([^'\"#]+?)['\"]?\s*(?:#.*)?$")
 
@@ -97,6 +100,17 @@ class SessionLog:
 
     def __post_init__(self) -> None:
         self._reader = LogReader(self.path)
+        self._reader.skip = self._needless
+
+    def _needless(self, line: bytes) -> bool:
+        """A tool result that answers none of the pending `read` calls: only its seq matters (read cheaply)."""
+        head = _RESULT_HEAD.match(line)
+        if head is None:
+            return False
+        if any(call_id.encode() in line for call_id in self._calls):
+            return False  # perhaps the result of a read: parse it
+        self.last_seq = max(self.last_seq, int(head.group(1)))
+        return True
 
     @property
     def session_id(self) -> str:
