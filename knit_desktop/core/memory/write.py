@@ -33,7 +33,7 @@ from .library import LIST_ITEM, MAX_MEMORY_BYTES, NUMBERED_ITEM, Chapter, parse_
 from .locking import exclusive_lock
 
 KEEP_BACKUPS = 20  # per memory file
-SETTLE_S = 0.02  # after a rename, how long a program that opened the old version has to finish its append
+SETTLE_S = 0.05  # after a rename, how long a program that opened the old version has to finish its append
 
 
 class MemoryWriteError(Exception):
@@ -123,11 +123,18 @@ def _conflict(name: str) -> MemoryConflict:
                           "Look at the file, then confirm again.")
 
 
+def _pread(fd: int, size: int, offset: int) -> bytes:
+    if hasattr(os, "pread"):
+        return os.pread(fd, size, offset)
+    os.lseek(fd, offset, os.SEEK_SET)  # pragma: no cover - Windows
+    return os.read(fd, size)
+
+
 def _read_fd(fd: int, limit: int) -> bytes:
     chunks: list[bytes] = []
     offset = 0
     while offset <= limit:
-        chunk = os.pread(fd, min(1 << 20, limit + 1 - offset), offset)
+        chunk = _pread(fd, min(1 << 20, limit + 1 - offset), offset)
         if not chunk:
             break
         chunks.append(chunk)
@@ -177,7 +184,10 @@ def _write_beside(real: str, data: bytes, mode: int, check) -> int | None:
         while view:
             view = view[os.write(tmp_fd, view):]
         os.fsync(tmp_fd)
-        os.fchmod(tmp_fd, mode & 0o7777)
+        if hasattr(os, "fchmod"):
+            os.fchmod(tmp_fd, mode & 0o7777)
+        else:  # pragma: no cover - Windows
+            os.chmod(tmp, mode & 0o7777)
         if not check():
             os.unlink(tmp)
             os.close(tmp_fd)
