@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint eval bench translations package clean
+.PHONY: run test lint eval bench translations package clean test-matrix
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -13,11 +13,25 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/knit-desktop --demo
+	$(BIN)/knit-desktop --demo $(ARGS)
 
 test: $(STAMP)
 	$(BIN)/ruff check knit_desktop tests packaging
 	$(BIN)/python -m pytest
+
+# The window tests on the lowest PySide6 that pyproject.toml allows (in .venv-qt-low) and on the one .venv resolved.
+QT_LOW = $(shell sed -n 's/.*"PySide6-Essentials>=\([0-9.]*\).*/\1/p' pyproject.toml)
+WINDOW_TESTS := tests/test_window.py tests/test_actions.py tests/test_media_window.py tests/test_sticky_notes.py
+
+.venv-qt-low/.installed: pyproject.toml
+	$(PYTHON) -m venv .venv-qt-low
+	.venv-qt-low/bin/pip install --quiet --upgrade pip
+	.venv-qt-low/bin/pip install --quiet -e '.[test]' 'PySide6-Essentials==$(QT_LOW)' 'PySide6-Addons==$(QT_LOW)'
+	touch $@
+
+test-matrix: $(STAMP) .venv-qt-low/.installed
+	.venv-qt-low/bin/python -m pytest $(WINDOW_TESTS)
+	$(BIN)/python -m pytest $(WINDOW_TESTS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check knit_desktop tests packaging
@@ -40,4 +54,4 @@ package: $(STAMP)
 	$(BIN)/python packaging/build.py
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info
+	rm -rf $(VENV) .venv-qt-low build dist *.egg-info

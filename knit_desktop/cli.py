@@ -116,18 +116,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="print how to register this server (the DSH cordis row, an mcpServers entry, or the command) and exit",
     )
 
-    mcp.add_argument("--memory-dir", metavar="DIR", help="the memory directory (default: <DSH home>/memory)")
+    memory_help = "the memory directory (default: the one chosen in Settings, else <DSH home>/memory)"
+    mcp.add_argument("--memory-dir", metavar="DIR", help=memory_help)
 
     def memory_args(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--memory-dir", metavar="DIR", help="the memory directory (default: <DSH home>/memory)")
+        p.add_argument("--memory-dir", metavar="DIR", help=memory_help)
         p.add_argument("--dsh-home", metavar="DIR")
 
     propose = sub.add_parser("propose", help="queue a memory for confirmation on a sticky note")
-    propose.add_argument("text")
+    propose.add_argument("text", metavar="content", help="the memory, one short self-contained statement")
     propose.add_argument("--target", metavar="LIB", default="", help="the memory file (e.g. preferences.md)")
     propose.add_argument("--chapter", metavar="H", default="", help="the ## chapter to append to")
-    propose.add_argument("--kind", metavar="K", default="note",
-                         help="preference, project, environment, fact, todo or note")
+    propose.add_argument("--kind", default="note", choices=("preference", "project", "environment", "fact", "todo",
+                                                            "note"))
+    propose.add_argument("--reason", default="", help="why it is worth keeping (shown on the note)")
     memory_args(propose)
     memory = sub.add_parser("memory", help="search the memory files (with a query) or show their structure")
     memory.add_argument("query", nargs="?", default="")
@@ -194,8 +196,15 @@ def _open_workspace(args: argparse.Namespace) -> Workspace:
     """The persistent index when `knit-desktop index` (or the app) has built one, else an in-memory scan."""
     root = _workspace_root(args)
     if has_persistent_index(root):
-        return Workspace.open_persistent(root)
+        return _say_notice(Workspace.open_persistent(root))
     return Workspace.open(root)
+
+
+def _say_notice(workspace: Workspace) -> Workspace:
+    """One line on stderr about the index itself (set aside and rebuilt, read-only); stdout stays the answer."""
+    if workspace.notice:
+        print(f"knit-desktop: {workspace.notice}", file=sys.stderr)
+    return workspace
 
 
 class _ProgressBar:
@@ -263,6 +272,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     started = time.monotonic()
     workspace = Workspace.open_persistent(_workspace_root(args), bar)
     bar.finish()
+    _say_notice(workspace)
     elapsed = time.monotonic() - started
     counts = workspace.status_counts()
     if args.json:
@@ -417,7 +427,8 @@ def _memory_store(args: argparse.Namespace):
 def cmd_propose(args: argparse.Namespace) -> int:
     store = _memory_store(args)
     try:
-        proposal, new = store.propose(args.text, args.target, args.chapter, args.kind, source="user")
+        proposal, new = store.propose(args.text, args.target, args.chapter, args.kind, source="user",
+                                      reason=args.reason)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     if store.queue.warning:
@@ -435,7 +446,7 @@ def cmd_memory(args: argparse.Namespace) -> int:
         if args.json:
             from .core.memory.search import hits_payload
 
-            _print_json(hits_payload(hits, text, store.skipped))
+            _print_json(hits_payload(hits, text, os.path.realpath(store.memory_dir), store.skipped))
         else:
             print(text or f"No memory matches “{args.query}”.")
             for name, reason in sorted(store.skipped.items()):
@@ -497,6 +508,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv.insert(0, "gui")
     try:
         args = build_parser().parse_args(argv)
+        if args.command in ("gui", "selftest"):  # before Qt loads: one line naming the packages, no traceback
+            from .core.system_libraries import preflight
+
+            if not preflight():
+                return EXIT_USAGE
         if args.command in ONE_SHOT:
             # These load an index, answer and exit: the cyclic collector would only walk the freshly loaded
             # index again and again (about 50 ms of a 20,000-document `rank`); the process ends before it matters.

@@ -1,8 +1,13 @@
 """`knit-desktop mcp`: the agent tools over MCP (stdio), on the official SDK's low-level server.
 
 The low-level server is used so the schemas are exactly ours (closed, no scores) and bad arguments can be
-clamped the reference's way instead of being refused by generated validation. Tool work runs on one dedicated
-thread: SQLite connections belong to the thread that opened them, and the event loop stays free to answer pings.
+clamped the reference's way instead of being refused by generated validation. The tools themselves live in
+`core.agent` (protocol-free); this module only carries them.
+
+Tool work runs on one dedicated thread: SQLite connections belong to the thread that opened them, PyMuPDF is not
+thread-safe, and the event loop stays free to answer `initialize` and pings. The ranking engine is imported on
+that thread after the server is up, so DSH gets its `initialize` answer in well under a second; a workspace
+whose first indexing ran out of its time budget goes on indexing there between calls, in short slices.
 """
 
 from __future__ import annotations
@@ -11,8 +16,10 @@ import asyncio
 import json
 import shlex
 import sys
-from concurrent.futures import ThreadPoolExecutor
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
 import mcp_types as types
@@ -20,81 +27,95 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
 from . import __version__
-from .core.dsh_sessions import dsh_home
-from .core.knit_docs import DEFAULT_LIMIT, KnitDocs, ToolError
-from .core.memory.search import hits_payload
-from .mcp_tools import KNIT_DOCS_TOOL, MEMORY_PROPOSE_TOOL, MEMORY_SEARCH_TOOL
+from .mcp_tools import ALL_TOOLS
+
+if TYPE_CHECKING:
+    from .core.agent import AgentTools
 
 SERVER_NAME = "knit"
-
-
-def _memory_call(store, name: str, raw: dict | None) -> tuple[str, dict]:
-    args = raw if isinstance(raw, dict) else {}
-    if name == "memory_search":
-        query = args.get("query")
-        if not isinstance(query, str) or not query.strip():
-            raise ToolError("memory_search: query must be a non-empty string")
-        limit = args.get("limit", 3)
-        limit = min(10, max(1, int(limit))) if isinstance(limit, int | float) and limit == limit else 3
-        hits, text = store.search(query[:2000], limit)
-        return text or "No memory entry matches.", hits_payload(hits, text, store.skipped)
-    fields = {k: args.get(k, "") for k in ("text", "target", "chapter", "kind")}
-    if not all(isinstance(v, str) for v in fields.values()):
-        raise ToolError("memory_propose: text, target, chapter and kind must be strings")
-    try:
-        proposal, new = store.propose(fields["text"], fields["target"], fields["chapter"], fields["kind"] or "note")
-    except ValueError as exc:
-        raise ToolError(f"memory_propose: {exc}") from None
-    text = "Queued for the user to confirm." if new else "The same proposal is already waiting for the user."
-    result = {"queued": new, "duplicate": not new, "id": proposal.id}
-    if store.queue.warning:
-        text += " " + store.queue.warning
-        result["warning"] = store.queue.warning
-    return text, result
+INDEXING_SLICE_S = 1.0
+WARM_UP_AFTER_S = 0.5  # a call arriving while the server indexes in the background waits at most this long
 
 
 def _error(message: str) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(type="text", text=message)], is_error=True)
 
 
-def _arguments(raw: dict | None) -> tuple[str | None, object, bool]:
-    """Read the arguments leniently: a wrong-typed query is refused, a bad limit falls back, audit is truthy-only."""
-    args = raw if isinstance(raw, dict) else {}
-    query = args.get("query")
-    if query is not None and not isinstance(query, str):
-        raise ToolError(f"knit_docs: query must be a string, not {type(query).__name__}")
-    return query, args.get("limit", DEFAULT_LIMIT), args.get("audit") is True
+class ToolHost:
+    """The tools on their one worker thread: built there (the heavy imports happen off the event loop), called
+    there, and indexing a new workspace there between calls."""
+
+    def __init__(self, factory) -> None:
+        self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="knit-mcp")
+        self._factory = factory
+        self._tools: AgentTools | None = None
+        self._background: Future | None = None
+        # Warm up (import the engine, open nothing) once the handshake is done: importing on this thread while
+        # the event loop answers `initialize` would only slow both down (one GIL).
+        self._warm = threading.Timer(WARM_UP_AFTER_S, lambda: self.executor.submit(self._get))
+        self._warm.daemon = True
+        self._warm.start()
+
+    def _get(self) -> AgentTools:
+        if self._tools is None:
+            self._tools = self._factory()
+        return self._tools
+
+    def _run(self, name: str, arguments: object):
+        return self._get().call(name, arguments)
+
+    async def call(self, name: str, arguments: object):
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self.executor, self._run, name, arguments)
+        finally:
+            self._schedule_indexing()
+
+    def _schedule_indexing(self) -> None:
+        if self._background is not None and not self._background.done():
+            return
+        tools = self._tools
+        if tools is not None and tools.docs.indexing_pending():
+            self._background = self.executor.submit(self._index_slice)
+
+    def _index_slice(self) -> None:
+        assert self._tools is not None
+        try:
+            more = self._tools.docs.continue_indexing(INDEXING_SLICE_S)
+        except Exception:  # indexing is retried on the next call; a background error must not kill the thread
+            return
+        if more:
+            self._background = self.executor.submit(self._index_slice)
+
+    def close(self) -> None:
+        def shut() -> None:
+            if self._tools is not None:
+                self._tools.close()
+
+        self._background = None
+        self._warm.cancel()
+        self.executor.submit(shut).result(timeout=30)
+        self.executor.shutdown(wait=False, cancel_futures=True)
 
 
-def build_server(tool: KnitDocs, memory=None) -> Server:
-    executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="knit-mcp")
-    tools = [KNIT_DOCS_TOOL] + ([MEMORY_SEARCH_TOOL, MEMORY_PROPOSE_TOOL] if memory is not None else [])
+def build_server(host: ToolHost) -> Server:
+    tools = list(ALL_TOOLS)
+    names = {t.name for t in tools}
 
     async def list_tools(ctx, params) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
 
     async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
-        if memory is not None and params.name in (MEMORY_SEARCH_TOOL.name, MEMORY_PROPOSE_TOOL.name):
-            try:
-                loop = asyncio.get_running_loop()
-                text, structured = await loop.run_in_executor(
-                    executor, lambda: _memory_call(memory, params.name, params.arguments))
-            except ToolError as exc:
-                return _error(str(exc))
-            except Exception as exc:  # a bug must cost one call, not the agent's tool server
-                return _error(f"{params.name} failed: {type(exc).__name__}: {exc}")
-            return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
-                                        structured_content=structured)
-        if params.name != KNIT_DOCS_TOOL.name:
-            return _error(f"unknown tool {params.name!r}; this server has {', '.join(t.name for t in tools)}")
+        from .core.knit_docs import ToolError
+
+        if params.name not in names:
+            return _error(f"unknown tool {params.name!r}; this server has {', '.join(sorted(names))}")
         try:
-            query, limit, audit = _arguments(params.arguments)
-            loop = asyncio.get_running_loop()
-            answer = await loop.run_in_executor(executor, lambda: tool.call(query, limit, audit))
+            answer = await host.call(params.name, params.arguments)
         except ToolError as exc:
             return _error(str(exc))
         except Exception as exc:  # a bug must cost one call, not the agent's tool server
-            return _error(f"knit_docs failed: {type(exc).__name__}: {exc}")
+            return _error(f"{params.name} failed: {type(exc).__name__}: {exc}")
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=answer.text)], structured_content=answer.structured
         )
@@ -103,17 +124,21 @@ def build_server(tool: KnitDocs, memory=None) -> Server:
         SERVER_NAME,
         version=__version__,
         instructions="knit_docs ranks this project's documents by the current DSH conversation; memory_search "
-        "finds what the user asked to remember; memory_propose queues a memory for the user to confirm.",
+        "finds what the user asked to remember; memory_propose queues a memory for the user to confirm. Every "
+        "answer names the workspace and the DSH session it is for.",
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
 
 
 def serve(workspace: str | None, dsh_home_dir: str | None, memory_dir: str | None = None) -> int:
-    from .core.memory.store import MemoryStore
+    def factory() -> AgentTools:
+        from .core.agent import AgentTools
 
-    tool = KnitDocs(workspace, dsh_home_dir)
-    server = build_server(tool, MemoryStore(memory_dir, dsh_home_dir))
+        return AgentTools(workspace, dsh_home_dir, memory_dir)
+
+    host = ToolHost(factory)
+    server = build_server(host)
 
     async def main() -> None:
         async with stdio_server() as (read_stream, write_stream):
@@ -124,7 +149,7 @@ def serve(workspace: str | None, dsh_home_dir: str | None, memory_dir: str | Non
     except KeyboardInterrupt:
         pass
     finally:
-        tool.close()
+        host.close()
     return 0
 
 
@@ -140,22 +165,36 @@ def launch_command() -> list[str]:
 
 def server_command(workspace: str | None, dsh_home_dir: str | None) -> list[str]:
     """The full command line that starts this server with this machine's paths filled in."""
+    from .core.dsh_sessions import dsh_home
+
     args = [*launch_command(), "mcp", "--dsh-home", str(dsh_home(dsh_home_dir))]
     return args + (["--workspace", workspace] if workspace else [])
 
 
+def _yaml_str(text: str) -> str:
+    """A YAML double-quoted scalar: JSON's escapes, plus the characters YAML does not allow unescaped."""
+    quoted = json.dumps(text, ensure_ascii=False)
+    return "".join(
+        f"\\u{ord(c):04x}" if c == "\x7f" or "\x80" <= c <= "\x9f" or "\ud800" <= c <= "\udfff" or c in "\ufffe\uffff"
+        else c for c in quoted)
+
+
 def dsh_config(workspace: str | None, dsh_home_dir: str | None) -> str:
-    """The `cordis.patch.yml` row that makes DSH start this server (DSH strips DSH_* from its environment)."""
+    """The `cordis.patch.yml` row that makes DSH start this server (DSH strips DSH_* from its environment).
+
+    DSH parses the file with js-yaml's JSON schema and spreads each `insert` into its entry list, so `insert`
+    holds a list of rows; every path is a double-quoted scalar, whatever spaces, quotes or `: #` it contains.
+    """
     command, *args = server_command(workspace, dsh_home_dir)
     row = [
         "- insert:",
-        "    id: mcp-knit",
+        "  - id: mcp-knit",
         "    name: '@deepseek-ai/dsh-mcp-client'",
         "    config:",
         f"      serverName: {SERVER_NAME}",
         "      transport: stdio",
-        f"      command: {json.dumps(command)}",
-        f"      args: {json.dumps(args, ensure_ascii=False)}",
+        f"      command: {_yaml_str(command)}",
+        f"      args: [{', '.join(_yaml_str(arg) for arg in args)}]",
     ]
     return "\n".join(row) + "\n"
 

@@ -1,14 +1,21 @@
 """The agent tools' definitions: names, descriptions, input and output schemas, annotations.
 
-Kept apart from the server so the schemas can be checked on their own (DSH's `assertSupportedJsonSchema` drops an
-output schema it does not accept) and printed without starting a server.
+Kept apart from the server so the schemas can be checked on their own and printed without starting a server.
+
+DSH accepts a subset of JSON Schema (`assertSupportedJsonSchema` in `@deepseek-ai/dsh-tools`): one `type` string
+per node (no type arrays), `properties`/`required`/boolean `additionalProperties`, `items`, `enum`/`const` only
+beside a scalar `type`, `oneOf` with at least two schemas and no siblings but annotations (a nullable value is
+`{"oneOf": [{...}, {"type": "null"}]}`), and `description`/`title`/`default`/`examples`. Its MCP client drops an
+output schema outside the subset; one it keeps is enforced on every answer (`validateJsonSchemaValue`), so a closed
+object's new field must be declared here first. `tests/test_dsh_config.py` checks all of this with DSH's own code.
 """
 
 from __future__ import annotations
 
 import mcp_types as types
 
-from .core.knit_docs import DEFAULT_LIMIT, DESCRIPTION, MAX_LIMIT
+from .core.agent_tools import DEFAULT_LIMIT, MAX_LIMIT, MEMORY_KINDS
+from .core.agent_tools import KNIT_DOCS_DESCRIPTION as DESCRIPTION
 
 
 def _closed(properties: dict, required: list[str]) -> dict:
@@ -18,6 +25,12 @@ def _closed(properties: dict, required: list[str]) -> dict:
 _STR = {"type": "string"}
 _INT = {"type": "integer"}
 _STRS = {"type": "array", "items": _STR}
+# Which conversation an answer used; absent when no DSH session was used.
+SESSION_SCHEMA = _closed(
+    {"id": _STR, "title": _STR, "cwd": _STR,
+     "resolved_by": {"type": "string", "enum": ["caller", "workspace", "newest"]}},
+    ["id", "title", "cwd", "resolved_by"],
+)
 
 MATCH_SCHEMA = _closed(
     {
@@ -32,7 +45,7 @@ MATCH_SCHEMA = _closed(
     ["start_line", "end_line", "start_offset", "end_offset", "terms", "snippet"],
 )
 RELATION_SCHEMA = _closed(
-    {"type": _STR, "dir": {"enum": ["in", "out"]}, "other": _STR, "line": _INT}, ["type", "dir", "other"]
+    {"type": _STR, "dir": {"type": "string", "enum": ["in", "out"]}, "other": _STR, "line": _INT}, ["type", "dir", "other"]
 )
 ITEM_SCHEMA = _closed(
     {
@@ -40,10 +53,10 @@ ITEM_SCHEMA = _closed(
         "title": _STR,
         "summary": _STR,
         "mtime_ms": _INT,
-        "kind": {"enum": ["md", "txt", "pdf"]},
-        "source": {"enum": ["impl", "test", "config", "design", "doc"]},
+        "kind": {"type": "string", "enum": ["md", "txt", "pdf"]},
+        "source": {"type": "string", "enum": ["impl", "test", "config", "design", "doc"]},
         "reason": _closed({"code": _STR, "terms": _STRS, "fields": _INT, "term": _STR}, ["code", "terms", "fields", "term"]),
-        "provenance": {"enum": ["retrieval", "relation", "manual"]},
+        "provenance": {"type": "string", "enum": ["retrieval", "relation", "manual"]},
         "relations": {"type": "array", "items": RELATION_SCHEMA},
         "relations_total": _INT,
         "snippet": _STR,
@@ -54,7 +67,7 @@ ITEM_SCHEMA = _closed(
 RECENT_SCHEMA = _closed({"rel": _STR, "title": _STR, "summary": _STR, "mtime_ms": _INT}, ["rel", "title", "summary", "mtime_ms"])
 KNIT_DOCS_OUTPUT = _closed(
     {
-        "mode": {"enum": ["relevance", "time"]},
+        "mode": {"type": "string", "enum": ["relevance", "time"]},
         "topic": _STR,
         "task": _STR,
         "total": _INT,
@@ -67,8 +80,11 @@ KNIT_DOCS_OUTPUT = _closed(
         ),
         "usage": _STR,
         "docs": {"type": "array", "items": RECENT_SCHEMA},
+        "workspace": _STR,
+        "session": SESSION_SCHEMA,
+        "indexing": _closed({"done": _INT, "total": _INT}, ["done", "total"]),
     },
-    ["mode", "topic", "total", "primary", "supporting", "related"],
+    ["mode", "topic", "total", "primary", "supporting", "related", "workspace"],
 )
 KNIT_DOCS_INPUT = {
     "type": "object",
@@ -97,21 +113,23 @@ KNIT_DOCS_TOOL = types.Tool(
 )
 
 
-HIT_SCHEMA = _closed({"location": _STR, "library": _STR, "chapter": _STR, "start_line": _INT, "end_line": _INT},
-                     ["location", "library", "chapter", "start_line", "end_line"])
+HIT_SCHEMA = _closed({"location": _STR, "path": _STR, "library": _STR, "chapter": _STR, "start_line": _INT,
+                      "end_line": _INT}, ["location", "path", "library", "chapter", "start_line", "end_line"])
+# A memory file the search did not read, and why (over the size cap, binary, unreadable).
+SKIPPED_SCHEMA = _closed({"file": _STR, "reason": _STR}, ["file", "reason"])
 MEMORY_SEARCH_TOOL = types.Tool(
     name="memory_search",
     title="Find what the user asked you to remember",
-    description="Search the user's Markdown memory files. Returns `file:start-end` line ranges of the best entries "
-    "(read exactly those lines with your read tool), at most `limit` of them within a small character budget.",
+    description="Search the user's Markdown memory files. Returns the absolute `path:start-end` line ranges of the "
+    "best entries (read exactly those lines with your read tool), at most `limit` of them within a small character "
+    "budget, and names the memory folder.",
     input_schema={"type": "object", "properties": {
         "query": {"type": "string", "description": "What you want to recall, in the user's words."},
         "limit": {"type": "integer", "description": "At most this many entries (1–10, default 3)."}},
         "required": ["query"]},
-    output_schema=_closed({"text": _STR, "hits": {"type": "array", "items": HIT_SCHEMA},
-                           "skipped": {"type": "array", "items": _closed({"file": _STR, "reason": _STR},
-                                                                          ["file", "reason"])}},
-                          ["text", "hits"]),
+    output_schema=_closed({"text": _STR, "memory_dir": _STR, "hits": {"type": "array", "items": HIT_SCHEMA},
+                           "skipped": {"type": "array", "items": SKIPPED_SCHEMA},
+                           "session": SESSION_SCHEMA}, ["text", "memory_dir", "hits"]),
     annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False, idempotent_hint=True),
 )
 MEMORY_PROPOSE_TOOL = types.Tool(
@@ -121,13 +139,17 @@ MEMORY_PROPOSE_TOOL = types.Tool(
     "detail). Nothing is written until the user confirms it on a sticky note. Do not propose anything when there is "
     "nothing worth keeping; never pad.",
     input_schema={"type": "object", "properties": {
-        "text": {"type": "string", "description": "The memory, one short self-contained statement."},
-        "target": {"type": "string", "description": "The memory file it belongs in (e.g. preferences.md), if known."},
+        "content": {"type": "string", "description": "The memory, one short self-contained statement."},
+        "target": {"type": "string", "description": "The memory file it belongs in: an existing library (e.g. "
+                   "preferences.md, see memory_search) or a new .md file name in the memory folder. Omit to let the "
+                   "user pick."},
         "chapter": {"type": "string", "description": "The ## chapter of that file, if known."},
-        "kind": {"type": "string", "enum": ["preference", "project", "environment", "fact", "todo", "note"]}},
-        "required": ["text"]},
+        "reason": {"type": "string", "description": "Why it is worth keeping, in one line (shown to the user)."},
+        "kind": {"type": "string", "enum": list(MEMORY_KINDS), "description": "What sort of memory it is (default note)."}},
+        "required": ["content"]},
     output_schema=_closed({"queued": {"type": "boolean"}, "duplicate": {"type": "boolean"}, "id": _STR,
-                           "warning": _STR}, ["queued", "duplicate", "id"]),
+                           "target": _STR, "memory_dir": _STR, "warning": _STR, "session": SESSION_SCHEMA},
+                          ["queued", "duplicate", "id", "target", "memory_dir"]),
     annotations=types.ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False),
 )
 

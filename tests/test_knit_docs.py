@@ -61,9 +61,12 @@ def test_query_gives_the_pack_with_cited_passages_and_pages(project, tmp_path, n
     assert [i["rel"] for i in data["primary"]] == ["docs/retry-policy.md"]
     primary = data["primary"][0]
     assert primary["matches"][0]["start_line"] >= 1 and "backoff" in primary["matches"][0]["snippet"].lower()
-    assert "score" not in str(data) and str(project) not in str(data)
+    assert data["workspace"] == str(project.resolve()) and "session" not in data
+    rest = {k: v for k, v in data.items() if k != "workspace"}
+    assert "score" not in str(data) and str(project) not in str(rest)  # one absolute path: the workspace's
     assert "build/out.md" not in str(data)  # ignored directory
-    assert answer.text.startswith("Context for 「")
+    assert answer.text.startswith(f"Workspace: {project.resolve()} — no DSH session in this folder")
+    assert "\n\nContext for 「" in answer.text
     assert "Primary (read these first):\n1. docs/retry-policy.md — Retry policy" in answer.text
 
     pdf = tool.call("capybara habitat", now_ms=now_ms).structured
@@ -90,7 +93,7 @@ def test_without_query_ranks_by_the_active_sessions_conversation(project, tmp_pa
 
 
 def test_no_workspace_is_an_error_never_a_guess(tmp_path, now_ms):
-    with pytest.raises(ToolError, match="no active DSH session .* without --workspace"):
+    with pytest.raises(ToolError, match="no DSH session .* without --workspace"):
         KnitDocs(None, str(tmp_path / "dsh")).call("anything", now_ms=now_ms)
     home = tmp_path / "dsh2"
     DshLog(home, "s-gone", str(tmp_path / "deleted-project"))
@@ -106,7 +109,7 @@ def test_time_mode_lists_the_limit_most_recent(project, tmp_path, now_ms):
     answer = tool.call(None, limit=2, now_ms=now_ms)
     assert answer.structured["mode"] == "time"
     assert [d["rel"] for d in answer.structured["docs"]] == ["report.pdf", "docs/retry-policy.md"]
-    assert answer.text.startswith("Not enough conversation to rank by relevance — showing the 2 most recently")
+    assert answer.text.split("\n\n", 1)[1].startswith("Not enough conversation to rank by relevance — showing the 2 most")
 
 
 def test_usage_counts_reads_of_the_previous_pack(project, tmp_path, now_ms):

@@ -74,12 +74,16 @@ def test_tools_schemas_and_calls_with_and_without_a_query(project, tmp_path):
     assert set(tool.input_schema["properties"]) == {"query", "limit", "audit"}
     assert "required" not in tool.input_schema
     assert tool.output_schema["additionalProperties"] is False
-    assert set(tool.output_schema["required"]) == {"mode", "topic", "total", "primary", "supporting", "related"}
+    assert set(tool.output_schema["required"]) == {"mode", "topic", "total", "primary", "supporting", "related",
+                                                   "workspace"}
 
     for result in (by_query, by_conversation):
         assert not result.is_error, result.content
         jsonschema.validate(result.structured_content, tool.output_schema)
-        assert str(project) not in json.dumps(result.structured_content)
+        data = dict(result.structured_content)
+        assert data.pop("workspace") == str(project.resolve())  # the one absolute path in the answer
+        assert str(project) not in json.dumps({k: v for k, v in data.items() if k != "session"})
+        assert result.content[0].text.startswith(f"Workspace: {project.resolve()} — DSH session s-live")
 
     pdf = pack_items(by_query.structured_content)[0]
     assert pdf["rel"] == "report.pdf" and pdf["matches"][0]["page"] == 2
@@ -94,7 +98,8 @@ def test_tools_schemas_and_calls_with_and_without_a_query(project, tmp_path):
     assert "vector clocks" in cited and match["end_line"] >= match["start_line"]
     related = {i["rel"] for i in pack_items(data)}
     assert "docs/merge-rules.md" in related and "docs/theme.md" not in related
-    assert by_conversation.content[0].text.startswith("Context for 「")
+    assert "\n\nContext for 「" in by_conversation.content[0].text
+    assert data["session"] == {"id": "s-live", "title": "", "cwd": str(project), "resolved_by": "newest"}
 
 
 def test_no_workspace_is_a_tool_error(tmp_path):
@@ -103,7 +108,7 @@ def test_no_workspace_is_a_tool_error(tmp_path):
 
     result = talk(server("--dsh-home", str(tmp_path / "empty-dsh")), script)
     assert result.is_error
-    assert "no active DSH session" in result.content[0].text and "--workspace" in result.content[0].text
+    assert "no DSH session" in result.content[0].text and "--workspace" in result.content[0].text
 
 
 def test_malformed_arguments_never_crash_the_server(project, tmp_path):
@@ -137,7 +142,7 @@ def test_print_config_fills_in_this_machines_paths(project, tmp_path):
     )
     assert out.returncode == 0, out.stderr
     text = out.stdout
-    assert text.startswith("- insert:\n    id: mcp-knit\n    name: '@deepseek-ai/dsh-mcp-client'\n")
+    assert text.startswith("- insert:\n  - id: mcp-knit\n    name: '@deepseek-ai/dsh-mcp-client'\n")  # insert holds a list
     assert "transport: stdio" in text and "serverName: knit" in text
     assert f'"--dsh-home", "{tmp_path / "h"}"' in text
     command = json.loads(text.split("command: ", 1)[1].splitlines()[0])
@@ -166,23 +171,42 @@ def test_memory_search_and_propose_over_mcp(tmp_path):
     async def script(session):
         tools = {t.name: t for t in (await session.list_tools()).tools}
         found = await session.call_tool("memory_search", {"query": "which editor keys"})
-        proposed = await session.call_tool("memory_propose", {"text": "Prefers dark themes", "target": "preferences.md",
-                                                              "chapter": "Editor", "kind": "preference"})
-        again = await session.call_tool("memory_propose", {"text": "prefers  DARK themes", "target": "preferences.md",
-                                                           "chapter": "Editor"})
+        proposed = await session.call_tool("memory_propose", {
+            "content": "Prefers dark themes", "target": "preferences.md", "chapter": "Editor", "kind": "preference",
+            "reason": "said twice this week"})
+        again = await session.call_tool("memory_propose", {"content": "prefers  DARK themes",
+                                                           "target": "preferences.md", "chapter": "Editor"})
+        new_file = await session.call_tool("memory_propose", {"content": "Deploys on Fridays", "target": "ops.md"})
         bad = await session.call_tool("memory_search", {"query": 42})
-        return tools, found, proposed, again, bad
+        refused = {
+            "kind": await session.call_tool("memory_propose", {"content": "x", "kind": "secret"}),
+            "path": await session.call_tool("memory_propose", {"content": "x", "target": "../escape.md"}),
+            "not_md": await session.call_tool("memory_propose", {"content": "x", "target": "notes.txt"}),
+            "old_name": await session.call_tool("memory_propose", {"text": "x"}),
+        }
+        return tools, found, proposed, again, new_file, bad, refused
 
-    tools, found, proposed, again, bad = talk(server("--memory-dir", str(memory)), script)
+    tools, found, proposed, again, new_file, bad, refused = talk(server("--memory-dir", str(memory)), script)
     assert {"knit_docs", "memory_search", "memory_propose"} <= set(tools)
     for name, result in (("memory_search", found), ("memory_propose", proposed)):
         assert not result.is_error
         jsonschema.validate(result.structured_content, tools[name].output_schema)
-    assert found.structured_content["hits"][0]["location"] == "preferences.md:5-5"
+    hit = found.structured_content["hits"][0]
+    assert hit["location"] == "preferences.md:5-5" and hit["path"] == str(memory / "preferences.md")
+    assert found.structured_content["memory_dir"] == str(memory)
+    # The text gives paths the agent's read tool opens whatever its working folder is.
+    assert f"{memory / 'preferences.md'}:5-5" in found.content[0].text
+    assert found.content[0].text.startswith(f"Memory folder: {memory}")
     assert proposed.structured_content["queued"] and again.structured_content["duplicate"]
+    assert not new_file.is_error and new_file.structured_content["target"] == "ops.md"
     assert bad.is_error and "non-empty string" in bad.content[0].text
+    assert refused["kind"].is_error and "kind must be one of preference" in refused["kind"].content[0].text
+    assert refused["path"].is_error and "not a path" in refused["path"].content[0].text
+    assert refused["not_md"].is_error and "new .md file name" in refused["not_md"].content[0].text
+    assert refused["old_name"].is_error and "content must be a non-empty string" in refused["old_name"].content[0].text
     queued = json.loads((Path(os.environ["KNIT_DESKTOP_HOME"]) / "memory-proposals.json").read_text(encoding="utf-8"))
-    assert [(q["text"], q["target"], q["chapter"], q["kind"]) for q in queued] == [
-        ("Prefers dark themes", "preferences.md", "Editor", "preference")]
+    assert [(q["text"], q["target"], q["chapter"], q["kind"], q["reason"]) for q in queued] == [
+        ("Prefers dark themes", "preferences.md", "Editor", "preference", "said twice this week"),
+        ("Deploys on Fridays", "ops.md", "", "note", "")]
     assert not (memory / "memory-proposals.json").exists()  # nothing unconfirmed goes near the memory files
     assert (memory / "preferences.md").read_text(encoding="utf-8").endswith("- vim keys\n")

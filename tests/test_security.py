@@ -114,7 +114,7 @@ def _mcp_calls(world) -> None:
         async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
             for tool, args in (("knit_docs", {}), ("knit_docs", {"query": "sync"}),
-                               ("memory_search", {"query": "editor"}), ("memory_propose", {"text": "a memory"})):
+                               ("memory_search", {"query": "editor"}), ("memory_propose", {"content": "a memory"})):
                 result = await session.call_tool(tool, args)
                 assert not result.is_error, result
 

@@ -49,7 +49,6 @@ class LogReader:
     size_seen: int = 0
     counts: Counter = field(default_factory=Counter)  # problems so far: corrupt / large / not_json / long_line
     _skipping_line: bool = False  # inside an over-long line of an uncompressed log, dropping until its newline
-    skip: Callable[[bytes], bool] | None = None  # a line the caller knows it does not need is not JSON-parsed
 
     @property
     def compressed(self) -> bool:
@@ -168,8 +167,6 @@ class LogReader:
             line = text[start:cut]
             start = cut + 1
             if not line.strip():
-                continue
-            if self.skip is not None and self.skip(line):
                 continue
             try:
                 row = json.loads(line)

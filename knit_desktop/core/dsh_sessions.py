@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .config import SharedSettings
 from .conversation import Message
 from .dsh_log import LogReader, file_mtime_ms
 
@@ -20,17 +21,18 @@ KEEP_CALLS = 1000  # `read` calls still waiting for their result
 MESSAGE_TEXT_CHARS = 100_000  # one message's text as kept (the ranker reads its first 2,000 characters)
 
 TRANSCRIPT = re.compile(r"^session(?:\.v([1-9][0-9]*))?\.jsonl(\.zstd)?$")
-# DSH writes the envelope's `type` and `seq` first (dsh-sessions.md: `{type, seq, time, data, …}`), so a tool result
-# can be recognised, and its seq read, without parsing what is usually the bulk of a log: the tool's output.
-_RESULT_HEAD = re.compile(rb'^\{\s*"type"\s*:\s*"tool/result"\s*,\s*"seq"\s*:\s*(\d{1,15})[,}\s]')
 _ROOT_ROW = re.compile(r"session-persistence-jsonl")
 _ROOT_KEY = re.compile(r"^\s*root:\s*['\"]?([^'\"#]+?)['\"]?\s*(?:#.*)?$")
 
 
 def dsh_home(explicit: str | None = None) -> Path:
-    """--dsh-home, else DSH_HOME (blank counts as unset), else ~/.dsh."""
+    """--dsh-home, else the folder chosen in the window's settings, else DSH_HOME (blank counts as unset),
+    else ~/.dsh."""
     if explicit:
         return Path(os.path.expanduser(explicit))
+    chosen = SharedSettings.load().dsh_home
+    if chosen:
+        return Path(os.path.expanduser(chosen))
     env = os.environ.get("DSH_HOME", "").strip()
     return Path(os.path.expanduser(env)) if env else Path.home() / ".dsh"
 
@@ -74,6 +76,19 @@ def best_transcript(session_dir: Path) -> Path | None:
 
 
 @dataclass(frozen=True)
+class ToolCall:
+    """A tool call the log holds no result for yet (DSH writes the call before it runs the tool)."""
+
+    call_id: str
+    name: str
+    seq: int
+    time_ms: int
+
+
+MAX_OPEN_CALLS = 64  # a session never waits on more; older entries are answered calls whose result was torn
+
+
+@dataclass(frozen=True)
 class Read:
     path: str
     ok: bool
@@ -95,22 +110,12 @@ class SessionLog:
     problem: str = ""  # why the log could not be read (the session is then shown as unreadable)
     last_seq: int = -1  # the newest event's seq: where a pack handed out now sits in the session
     message_count: int = 0  # every message read so far, including those no longer kept in `messages`
+    open_calls: dict[str, ToolCall] = field(default_factory=dict)  # by call id, oldest first
     _calls: dict[str, tuple[str, int]] = field(default_factory=dict)
     _reader: LogReader | None = None
 
     def __post_init__(self) -> None:
         self._reader = LogReader(self.path)
-        self._reader.skip = self._needless
-
-    def _needless(self, line: bytes) -> bool:
-        """A tool result that answers none of the pending `read` calls: only its seq matters (read cheaply)."""
-        head = _RESULT_HEAD.match(line)
-        if head is None:
-            return False
-        if any(call_id.encode() in line for call_id in self._calls):
-            return False  # perhaps the result of a read: parse it
-        self.last_seq = max(self.last_seq, int(head.group(1)))
-        return True
 
     @property
     def session_id(self) -> str:
@@ -211,10 +216,19 @@ class SessionLog:
             text = _text_of(message.get("content"))[:MESSAGE_TEXT_CHARS] if isinstance(message, dict) else ""
             return Message("assistant", text, seq=seq) if text.strip() else None
         if kind == "tool/call":
+            self._note_open_call(data, seq, event.get("time"))
             self._note_call(data, seq)
         elif kind == "tool/result":
             self._note_result(data)
         return None
+
+    def _note_open_call(self, data: dict, seq: int, time_ms: object) -> None:
+        call_id, name = data.get("callId"), data.get("name")
+        if isinstance(call_id, str) and isinstance(name, str):
+            stamp = time_ms if isinstance(time_ms, int) and not isinstance(time_ms, bool) else 0
+            self.open_calls[call_id] = ToolCall(call_id, name, seq, stamp)
+            while len(self.open_calls) > MAX_OPEN_CALLS:
+                self.open_calls.pop(next(iter(self.open_calls)))
 
     def _note_call(self, data: dict, seq: int) -> None:
         if data.get("name") != "read":
@@ -243,6 +257,8 @@ class SessionLog:
         call_id = message.get("toolCallId") or source.get("callId") or next(
             (b.get("toolCallId") for b in blocks if b.get("toolCallId")), None
         )
+        if isinstance(call_id, str):
+            self.open_calls.pop(call_id, None)
         if call_id not in self._calls:
             return
         failed = message.get("isError") is True or any(b.get("isError") is True for b in blocks) or bool(data.get("error"))

@@ -13,6 +13,8 @@ from __future__ import annotations
 import contextlib
 import json
 import marshal
+import os
+import shutil
 import sqlite3
 import zlib
 from array import array
@@ -36,8 +38,8 @@ TRUNCATED_NOTE = "indexed the first 2 MB (file is larger)"
 MAX_DEAD_SHARE = 0.3
 
 _SCHEMA = """
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE files (
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS files (
     rel TEXT PRIMARY KEY,
     kind TEXT NOT NULL,
     mtime_ms INTEGER NOT NULL,
@@ -52,7 +54,7 @@ CREATE TABLE files (
     page_starts TEXT NOT NULL DEFAULT '[]',
     refs TEXT NOT NULL DEFAULT '[]'
 );
-CREATE TABLE snapshot (id INTEGER PRIMARY KEY CHECK (id = 1), generation INTEGER NOT NULL, data BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS snapshot (id INTEGER PRIMARY KEY CHECK (id = 1), generation INTEGER NOT NULL, data BLOB NOT NULL);
 """
 
 
@@ -84,53 +86,166 @@ class StoredDocument(Document):
         self._body = value
 
 
+class IndexDamaged(Exception):
+    """The database cannot be used as an index (a malformed image, a foreign schema, a directory in its place)."""
+
+
+# SQLite errors that mean the file itself is broken, as opposed to busy or unwritable.
+_DAMAGE_WORDS = ("malformed", "not a database", "file is not a database", "disk image", "corrupt",
+                 "no such table", "no such column", "encrypted")
+BUSY_TIMEOUT_S = 30.0  # several processes share one index: wait for the writer instead of failing
+
+
+def is_damage(exc: BaseException) -> bool:
+    return isinstance(exc, (sqlite3.DatabaseError, IndexDamaged)) and (
+        isinstance(exc, IndexDamaged) or any(w in str(exc).lower() for w in _DAMAGE_WORDS))
+
+
 class IndexStore:
+    """One workspace's database. Several processes may open it at once (the window, the command line, any number
+    of MCP servers): WAL lets readers run beside the one writer, every write is a short transaction (files are
+    extracted before the transaction starts, see `batch`), and a busy database is waited for, never reported.
+    A database that cannot be written (another user's, a read-only disk) is opened read-only: the workspace is
+    then kept current in memory only. A damaged one is set aside once (`<name>.broken`, for a bug report) and
+    rebuilt; `notice` says so in one line."""
+
     def __init__(self, db_path: Path, root: str) -> None:
         self.path = db_path
         self.root = root
-        db_path.parent.mkdir(parents=True, exist_ok=True)
+        self.read_only = False
+        self.notice = ""
+        self._pending: list[tuple[str, tuple]] | None = None
+        # An unwritable cache: opening below falls back to read-only or fails with a clear error.
+        with contextlib.suppress(OSError):
+            db_path.parent.mkdir(parents=True, exist_ok=True)
+        if db_path.is_dir() or (db_path.exists() and not db_path.is_file()):
+            self._set_aside("its path is not a file")
         try:
             self.db = self._connect()
             ok = self._schema_ok()
+        except sqlite3.OperationalError as exc:
+            if is_damage(exc):
+                ok = None
+            elif self._open_read_only():
+                return
+            else:
+                raise
         except sqlite3.DatabaseError:  # not a database at all (a damaged or foreign file): start over
-            ok = False
+            ok = None
         if not ok:
             with contextlib.suppress(AttributeError, sqlite3.Error):
                 self.db.close()
-            self._delete_files()
+            if ok is None:  # unreadable: keep it for a bug report
+                self._set_aside("it is not a readable database")
+            else:
+                self._delete_files()  # an older schema or another root: nothing worth keeping
             self.db = self._connect()
             self._create()
 
     # --- connection and schema -----------------------------------------------------------------------
 
     def _connect(self) -> sqlite3.Connection:
-        db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
-        db.execute("PRAGMA journal_mode=WAL")
+        db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_S)
+        mode = db.execute("PRAGMA journal_mode").fetchone()[0]
+        if str(mode).lower() != "wal":
+            db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")
         return db
 
-    def _schema_ok(self) -> bool:
+    def _open_read_only(self) -> bool:
+        """Open an existing index we may not write (another user's, a read-only disk); False if there is none."""
+        if not self.path.is_file():
+            return False
+        try:
+            db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, isolation_level=None,
+                                 check_same_thread=False, timeout=BUSY_TIMEOUT_S)
+            self.db = db
+            if not self._schema_ok():
+                db.close()
+                return False
+        except sqlite3.Error:
+            return False
+        self.read_only = True
+        self.notice = f"the index {self.path} cannot be written; changes are kept in memory only"
+        return True
+
+    def _schema_ok(self) -> bool | None:
+        """True: ours and current; False: empty, an older schema or another root (start over quietly);
+        None: unreadable (damaged: set aside)."""
         try:
             row = self.db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
             root = self.db.execute("SELECT value FROM meta WHERE key = 'root'").fetchone()
-        except sqlite3.DatabaseError:
-            return False  # no tables yet, or not a database at all: start over
-        return row is not None and int(row[0]) == SCHEMA_VERSION and root is not None and root[0] == self.root
+        except sqlite3.DatabaseError as exc:
+            return None if is_damage(exc) and "no such table" not in str(exc) else False
+        try:
+            version = int(row[0]) if row is not None else -1
+        except ValueError:
+            return False
+        return version == SCHEMA_VERSION and root is not None and root[0] == self.root
 
     def _delete_files(self) -> None:
         for suffix in ("", "-wal", "-shm"):
             Path(str(self.path) + suffix).unlink(missing_ok=True)
 
+    def _set_aside(self, why: str) -> None:
+        """Move a broken database out of the way, keeping the latest one for a bug report."""
+        broken = Path(str(self.path) + ".broken")
+        with contextlib.suppress(OSError):
+            if broken.is_dir() and not broken.is_symlink():
+                shutil.rmtree(broken)
+            else:
+                broken.unlink(missing_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            os.replace(self.path, broken)
+        for suffix in ("-wal", "-shm"):
+            Path(str(self.path) + suffix).unlink(missing_ok=True)
+        self.notice = f"the index was damaged ({why}); it was set aside as {broken.name} and rebuilt"
+
+    def rebuild(self, why: str) -> None:
+        """Start over after damage found while reading (a malformed page deep in the file)."""
+        with contextlib.suppress(sqlite3.Error):
+            self.db.close()
+        self._pending = None
+        self._set_aside(why)
+        self.db = self._connect()
+        self._create()
+
     def _create(self) -> None:
         self.db.executescript("BEGIN;" + _SCHEMA + "COMMIT;")
         with self.transaction():
             self.db.executemany(
-                "INSERT INTO meta (key, value) VALUES (?, ?)",
+                "INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)",
                 [("schema_version", str(SCHEMA_VERSION)), ("root", self.root), ("generation", "0")],
             )
 
     def close(self) -> None:
         self.db.close()
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Collect the writes made inside and commit them in one short transaction at the end, so the write
+        lock is held for milliseconds, not while files are extracted."""
+        if self._pending is not None:  # nested: the outer batch commits
+            yield
+            return
+        self._pending = []
+        try:
+            yield
+            pending, self._pending = self._pending, None
+            if pending and not self.read_only:
+                with self.transaction():
+                    for sql, params in pending:
+                        self.db.execute(sql, params)
+        finally:
+            self._pending = None
+
+    def _write(self, sql: str, params: tuple = ()) -> None:
+        if self.read_only:
+            return
+        if self._pending is not None:
+            self._pending.append((sql, params))
+        else:
+            self.db.execute(sql, params)
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -146,10 +261,14 @@ class IndexStore:
 
     @property
     def generation(self) -> int:
-        return int(self.db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()[0])
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+        try:
+            return int(row[0])
+        except (TypeError, ValueError):
+            return -1  # a damaged generation row: no snapshot matches it, the rows are read instead
 
     def _bump(self) -> None:
-        self.db.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'")
+        self._write("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'")
 
     def rows(self, only_problems: bool = False) -> dict[str, FileRow]:
         query = "SELECT rel, kind, mtime_ms, size, content_hash, state, reason FROM files"
@@ -159,7 +278,7 @@ class IndexStore:
     def put_document(self, doc: Document, refs: list[Ref]) -> None:
         """Record an indexed document (call inside a transaction)."""
         self._bump()
-        self.db.execute(
+        self._write(
             "INSERT OR REPLACE INTO files (rel, kind, mtime_ms, size, content_hash, state, reason, title, summary,"
             " body, truncated, page_starts, refs) VALUES (?, ?, ?, ?, ?, 'indexed', ?, ?, ?, ?, ?, ?, ?)",
             (
@@ -173,18 +292,18 @@ class IndexStore:
     def put_status(self, status: FileStatus, kind: str, mtime_ms: int, size: int) -> None:
         """Record a file that is skipped or failed, with why (call inside a transaction)."""
         self._bump()
-        self.db.execute(
+        self._write(
             "INSERT OR REPLACE INTO files (rel, kind, mtime_ms, size, state, reason) VALUES (?, ?, ?, ?, ?, ?)",
             (status.rel, kind, mtime_ms, size, status.state, status.reason),
         )
 
     def touch(self, rel: str, mtime_ms: int, size: int) -> None:
         self._bump()
-        self.db.execute("UPDATE files SET mtime_ms = ?, size = ? WHERE rel = ?", (mtime_ms, size, rel))
+        self._write("UPDATE files SET mtime_ms = ?, size = ? WHERE rel = ?", (mtime_ms, size, rel))
 
     def delete(self, rel: str) -> None:
         self._bump()
-        self.db.execute("DELETE FROM files WHERE rel = ?", (rel,))
+        self._write("DELETE FROM files WHERE rel = ?", (rel,))
 
     def load_body(self, rel: str) -> str:
         row = self.db.execute("SELECT body FROM files WHERE rel = ?", (rel,)).fetchone()
@@ -220,6 +339,8 @@ class IndexStore:
             "trigrams": _dump_slices(list(index.trigrams.items())),
             "refs": _dump_slices([(rel, [(r.raw, r.line) for r in items]) for rel, items in refs.items()]),
         }
+        if self.read_only:
+            return
         data = marshal.dumps(state)  # bytes slices only: quick; uncompressed, so a warm start does not inflate it
         with self.transaction():
             generation = self.generation

@@ -10,28 +10,25 @@ from __future__ import annotations
 
 import math
 import os
+import sqlite3
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from .dsh_sessions import SessionCatalog, SessionLog, dsh_home, sessions_root
+from .agent_tools import DEFAULT_LIMIT, KNIT_DOCS, KNIT_DOCS_DESCRIPTION, MAX_LIMIT
+from .dsh_caller import HOW_WORDS, CallerResolver, Resolved
+from .dsh_sessions import SessionCatalog, dsh_home, sessions_root
 from .heap import release_heap, settle_heap
 from .payloads import context_payload
 from .render import render_context
 from .usage import UsageAudit
-from .workspace import RankInput, Workspace, WorkspaceNotFound, has_persistent_index
+from .workspace import RankInput, Workspace, WorkspaceNotFound
 
-DEFAULT_LIMIT = 5
-MAX_LIMIT = 20
+# A workspace met for the first time is indexed for at most this long before the first answer (DSH waits 60 s).
+FIRST_ANSWER_BUDGET_S = 7.0
 OPEN_WORKSPACES = 4
-
-DESCRIPTION = (
-    "Project context for the current task, from the workspace documents: primary (read first) / supporting "
-    "(evidence, implementation) / related, each with its matched passages (line range, and page for PDFs, plus a "
-    "snippet). Ranked by IDF-weighted relevance to the active conversation (or an explicit query), then split by "
-    "deterministic rules — prefer it to globbing or counting keyword hits. Reads the workspace; stores nothing in "
-    "it, calls no model."
-)
+TOOL_NAME = KNIT_DOCS
+DESCRIPTION = KNIT_DOCS_DESCRIPTION
 
 
 class ToolError(Exception):
@@ -52,12 +49,20 @@ class ToolAnswer:
 
 
 class KnitDocs:
-    """One per server process: the pinned workspace (if any), DSH's sessions, open workspaces, the usage audit."""
+    """One per server process: the pinned workspace (if any), DSH's sessions, open workspaces, the usage audit.
 
-    def __init__(self, workspace: str | None = None, dsh_home_dir: str | None = None) -> None:
-        self.pinned = workspace
+    Workspaces are opened on their persistent index (in Knit's cache, shared with the window and the command
+    line), so a restarted server starts from what was indexed before. A workspace met for the first time is
+    indexed within a time budget: the first answer comes from what is indexed so far and says how far indexing
+    got; `continue_indexing` goes on between calls."""
+
+    def __init__(self, workspace: str | None = None, dsh_home_dir: str | None = None,
+                 first_answer_budget_s: float = FIRST_ANSWER_BUDGET_S) -> None:
+        self.pinned = os.path.realpath(os.path.expanduser(workspace)) if workspace else None
         self.catalog = SessionCatalog(dsh_home(dsh_home_dir))
+        self.callers = CallerResolver(self.catalog)
         self.audit = UsageAudit()
+        self.budget_s = first_answer_budget_s
         self._open: OrderedDict[str, Workspace] = OrderedDict()
 
     def close(self) -> None:
@@ -65,23 +70,17 @@ class KnitDocs:
             ws.close()
         self._open.clear()
 
-    def _active_session(self) -> SessionLog | None:
-        self.catalog.refresh()
-        log = self.catalog.active()
-        if log is not None:
-            log.update()
-        return log
+    def resolve_session(self, tool: str = TOOL_NAME) -> Resolved:
+        return self.callers.resolve(tool, self.pinned)
 
     def _workspace(self, root: str) -> Workspace:
-        """An open workspace brought up to date with the disk; the persistent index when one exists."""
+        """An open workspace brought up to date with the disk (within the budget while it is being built)."""
         real = os.path.realpath(root)
         ws = self._open.pop(real, None)
-        if ws is not None and ws.store is None and has_persistent_index(real):
-            ws = None  # the app has built the persistent index since: use it
         if ws is None:
-            ws = Workspace.open_persistent(real) if has_persistent_index(real) else Workspace.open(real)
+            ws = open_workspace(real, self.budget_s)
             settle_heap()  # the server lives on: keep full collections from walking the index on every call
-        elif ws.refresh().changes:
+        elif ws.refresh(budget_s=self.budget_s).changes:
             settle_heap()
         self._open[real] = ws
         while len(self._open) > OPEN_WORKSPACES:
@@ -89,16 +88,30 @@ class KnitDocs:
             release_heap()
         return ws
 
+    def indexing_pending(self) -> bool:
+        return any(ws.last_refresh.pending for ws in self._open.values())
+
+    def continue_indexing(self, seconds: float = 1.5) -> bool:
+        """Index a little more of a workspace that is not finished; True while some work remains."""
+        for ws in self._open.values():
+            if ws.last_refresh.pending:
+                ws.refresh(budget_s=seconds)
+                if not ws.last_refresh.pending:
+                    settle_heap()
+                break
+        return self.indexing_pending()
+
     def call(
         self, query: str | None = None, limit: object = DEFAULT_LIMIT, audit: bool = False, now_ms: int | None = None
     ) -> ToolAnswer:
-        session = self._active_session()
+        resolved = self.resolve_session(TOOL_NAME)
+        session = resolved.log
         root = self.pinned or (session.cwd if session is not None else "")
         if not root:
             where = sessions_root(self.catalog.home)
             if session is None:
                 raise ToolError(
-                    f"knit_docs needs a workspace: there is no active DSH session under {where} and the server was "
+                    f"knit_docs needs a workspace: there is no DSH session under {where} and the server was "
                     "started without --workspace"
                 )
             raise ToolError(f"knit_docs needs a workspace: DSH session {session.session_id} has no working directory")
@@ -130,4 +143,33 @@ class KnitDocs:
                     structured["usage"] = line
                     text += "\n\n" + line
             self.audit.record(session.session_id, structured, session.last_seq)
-        return ToolAnswer(structured, text)
+        structured["workspace"] = ws.root
+        if resolved.log is not None:
+            structured["session"] = resolved.describe()
+        header = [where_line(ws.root, resolved)]
+        report = ws.last_refresh
+        if report.pending:
+            indexed = max(0, report.total - report.pending)
+            structured["indexing"] = {"done": indexed, "total": report.total}
+            header.append(f"Indexing {indexed} / {report.total} files: this answer covers the files indexed so far; "
+                          "ask again in a moment for the rest.")
+        if ws.notice:
+            header.append(f"Note: {ws.notice}.")
+        return ToolAnswer(structured, "\n".join(header) + "\n\n" + text)
+
+
+def where_line(root: str, resolved: Resolved) -> str:
+    """The line every answer starts with: which folder and which conversation it is for."""
+    log = resolved.log
+    if log is None:
+        return f"Workspace: {root} — no DSH session in this folder, so ranked by the query or by time."
+    title = f" “{log.title}”" if log.title else ""
+    return f"Workspace: {root} — DSH session {log.session_id}{title} ({HOW_WORDS[resolved.how]})."
+
+
+def open_workspace(root: str, budget_s: float | None) -> Workspace:
+    """The workspace on its persistent index; in memory only if the index cannot be opened at all."""
+    try:
+        return Workspace.open_persistent(root, budget_s=budget_s)
+    except sqlite3.Error:
+        return Workspace.open(root)

@@ -8,22 +8,29 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sqlite3
+import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from .context_pack import ContextPack, build_context_pack
 from .conversation import MAX_CHARS, Message, conversation_window
 from .documents import SkipFile, content_hash, extract_document, kind_for_name, read_indexed_bytes
-from .index_store import TRUNCATED_NOTE, FileRow, IndexStore
+from .index_store import TRUNCATED_NOTE, FileRow, IndexStore, is_damage
 from .keywords import Keyword, extract_keywords, query_keywords
 from .links import LinkGraph, Ref, build_graph, extract_refs
 from .paths import index_db_path
-from .preview import PreviewData, load_preview
 from .ranking import Ranking, rank
 from .scan import Candidate, FileStatus, candidate_for, walk_workspace
 from .search_index import SearchIndex
 
+if TYPE_CHECKING:
+    from .preview import PreviewData
+
 BATCH = 200  # files per store transaction
+# Under a time budget the cheap kinds are indexed first: a PDF costs as much as dozens of notes.
+_COST = {"md": 0, "txt": 0, "image": 0, "video": 0, "pdf": 1}
 Progress = Callable[[int, int, str], None]  # done, total, current file
 
 
@@ -57,6 +64,8 @@ class RefreshReport:
     removed: int = 0
     unchanged: int = 0
     loaded_from: str = "scan"  # "snapshot" | "rows" | "scan"
+    pending: int = 0  # files still to (re)index when a time budget ran out
+    total: int = 0  # files found by the walk
     paths: list[str] = field(default_factory=list)  # the files whose record this pass added, changed or removed
 
     @property
@@ -115,13 +124,32 @@ class Workspace:
         return ws
 
     @classmethod
-    def open_persistent(cls, root: str, progress: Progress | None = None) -> Workspace:
-        """Load the workspace's saved index (creating it on first use) and bring it up to date with the disk."""
+    def open_persistent(
+        cls, root: str, progress: Progress | None = None, budget_s: float | None = None
+    ) -> Workspace:
+        """Load the workspace's saved index (creating it on first use) and bring it up to date with the disk.
+
+        With `budget_s`, indexing stops when the budget is spent (`last_refresh.pending` says how much is left;
+        call `refresh` again to go on). A database found damaged while reading is set aside and rebuilt once;
+        `notice` says so."""
         real = resolve_root(root)
-        ws = cls(real, IndexStore(index_db_path(real), real))
-        ws._load_from_store()
-        ws.refresh(progress)
-        return ws
+        store = IndexStore(index_db_path(real), real)
+        for attempt in (1, 2):
+            ws = cls(real, store)
+            try:
+                ws._load_from_store()
+                ws.refresh(progress, budget_s=budget_s)
+                return ws
+            except sqlite3.DatabaseError as exc:
+                if attempt == 2 or not is_damage(exc):
+                    raise
+                store.rebuild(str(exc))
+        raise AssertionError("unreachable")
+
+    @property
+    def notice(self) -> str:
+        """One line about the index itself (set aside and rebuilt, read-only), or ''."""
+        return self.store.notice if self.store is not None else ""
 
     def close(self) -> None:
         if self.store is not None:
@@ -156,24 +184,38 @@ class Workspace:
                 self.refs[doc.rel] = refs
         self.last_refresh.loaded_from = "rows"
 
-    def refresh(self, progress: Progress | None = None) -> RefreshReport:
-        """Walk the workspace and index what is new or changed since the last look; forget what is gone."""
+    def refresh(self, progress: Progress | None = None, budget_s: float | None = None) -> RefreshReport:
+        """Walk the workspace and index what is new or changed since the last look; forget what is gone.
+
+        With `budget_s`, stop indexing once that many seconds have passed (cheap, recent files first, so a
+        partial index already answers well); `pending` in the report counts what is left for the next call."""
+        deadline = time.monotonic() + budget_s if budget_s is not None else None
         report = RefreshReport(loaded_from=self.last_refresh.loaded_from)
         problems: list[FileStatus] = []
         candidates = list(walk_workspace(self.root, problems))
+        report.total = len(candidates)
         seen = {c.rel for c in candidates}
         todo = [c for c in candidates if self._needs_update(c)]
+        if deadline is not None:
+            todo.sort(key=lambda c: (_COST.get(c.kind, 1), -c.mtime_ms, c.rel))
         report.unchanged = len(candidates) - len(todo)
         gone = sorted((set(self._rows) | self.index.by_rel.keys()) - seen)
         gone = [rel for rel in gone if self._rows.get(rel) is None or self._rows[rel].kind != "dir"]
+        done = 0
         for start in range(0, max(len(todo), 1), BATCH):
+            if deadline is not None and time.monotonic() >= deadline:
+                break
             with self._transaction():
                 for i, cand in enumerate(todo[start : start + BATCH], start=start + 1):
                     outcome = self._update(cand)
                     setattr(report, outcome, getattr(report, outcome) + 1)
                     report.paths.append(cand.rel)
+                    done = i
                     if progress is not None:
                         progress(i, len(todo), cand.rel)
+                    if deadline is not None and time.monotonic() >= deadline:
+                        break
+        report.pending = len(todo) - done
         with self._transaction():
             for rel in gone:
                 self.remove_file(rel)
@@ -220,7 +262,8 @@ class Workspace:
         return row.mtime_ms != cand.mtime_ms or row.size != cand.size
 
     def _transaction(self):
-        return self.store.transaction() if self.store is not None else contextlib.nullcontext()
+        """Writes made inside reach the store in one short transaction at the end (see IndexStore.batch)."""
+        return self.store.batch() if self.store is not None else contextlib.nullcontext()
 
     def _update(self, cand: Candidate) -> str:
         row = self._row(cand.rel)
@@ -324,6 +367,8 @@ class Workspace:
         return rank(self.index, request.keywords, now_ms=now_ms, kind=kind, sort=sort)
 
     def preview(self, rel: str) -> PreviewData:
+        from .preview import load_preview  # PyMuPDF is imported by what renders, not by every command
+
         doc = self.index.get(rel)
         kind = doc.kind if doc is not None else (kind_for_name(rel) or "txt")
         return load_preview(self.root, rel, kind, self.graph())

@@ -5,7 +5,8 @@ Images never load whole: `QImageReader` is told the scaled size before it decode
 renders SVG straight at that size. Videos go through `QMediaPlayer` + `QVideoSink` (FFmpeg backend, decoding on its
 own threads) driven from the GUI thread's event loop, at most two players at a time; the first frame and the
 duration are taken and the player is dropped. Every answer, broken files included, is cached by path, mtime and
-size, so a reopened grid asks the disk for a few small PNGs and nothing else.
+size, so a reopened grid asks the disk for a few small PNGs and nothing else. Where Qt Multimedia cannot load
+(`services.multimedia`), a video gets a placeholder at once, not cached: installing the library fixes it.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import os
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import (
     QBuffer,
@@ -29,11 +31,14 @@ from PySide6.QtCore import (
     Slot,
 )
 from PySide6.QtGui import QImage, QImageReader
-from PySide6.QtMultimedia import QMediaPlayer, QVideoFrame, QVideoSink
 
 from ..core.paths import app_home
 from ..core.thumbnail_cache import THUMB_EDGE, ThumbnailCache, version_key
+from . import multimedia
 from .mailbox import Mailbox
+
+if TYPE_CHECKING:
+    from PySide6.QtMultimedia import QMediaPlayer, QVideoFrame
 
 MAX_PLAYERS = 2
 PROBE_TIMEOUT_MS = 8000
@@ -45,6 +50,7 @@ class Thumbnail:
     image: QImage | None  # None: show a placeholder
     duration_ms: int = 0
     problem: str = ""
+    needs_multimedia: bool = False  # a video while Qt Multimedia cannot load: the window words it
 
 
 def fit(size: QSize, edge: int = THUMB_EDGE) -> QSize:
@@ -156,6 +162,8 @@ class _VideoProbe(QObject):
     finished = Signal(object)  # (rel, key, Thumbnail)
 
     def __init__(self, rel: str, path: str, key: str, parent: QObject) -> None:
+        from PySide6.QtMultimedia import QMediaPlayer, QVideoSink  # only once multimedia_available() said yes
+
         super().__init__(parent)
         self.rel, self.key = rel, key
         self.duration = 0
@@ -172,6 +180,8 @@ class _VideoProbe(QObject):
         self.player.setSource(QUrl.fromLocalFile(path))
 
     def _on_status(self, status: QMediaPlayer.MediaStatus) -> None:
+        from PySide6.QtMultimedia import QMediaPlayer
+
         if status == QMediaPlayer.MediaStatus.LoadedMedia and not self.done:
             self.duration = max(0, self.player.duration())
             self.player.play()  # no audio output is attached: silent
@@ -285,6 +295,9 @@ class ThumbnailService(QObject):
             self.thumbnailReady.emit(thumb)
 
     def _queue_video(self, rel: str, path: str, key: str) -> None:
+        if not multimedia.multimedia_available()[0]:
+            self.thumbnailReady.emit(Thumbnail(rel, None, 0, multimedia.unavailable_problem(), needs_multimedia=True))
+            return
         self._videos.append((rel, path, key))
         self._next_video()
 

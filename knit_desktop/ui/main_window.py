@@ -24,10 +24,12 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.documents import kind_for_name
+from ..services import multimedia
 from .all_view import AllView
 from .document_model import DocumentListModel
 from .document_view import DocumentListView
 from .media_model import MediaGridModel
+from .media_preview import video_unavailable_text
 from .media_view import MediaGridView
 from .preview import PreviewPane
 from .settings import KINDS, Settings, clamp_ratio
@@ -143,9 +145,14 @@ class MainWindow(QMainWindow):
         self.action_top = QAction(self, checkable=True, triggered=lambda on: setattr(self.settings, "always_on_top", on))
         self.action_dock_left = QAction(self, triggered=lambda: self.dock("left"))
         self.action_dock_right = QAction(self, triggered=lambda: self.dock("right"))
-        self.action_settings = QAction(self, triggered=self.settingsRequested)
-        self.action_memory = QAction(self, triggered=self.memoryRequested)
-        self.action_quit = QAction(self, triggered=self.quitRequested)
+        # Signal to signal with connect(): a signal given as `triggered=` is called as a slot, which PySide6 6.11
+        # refuses ("native Qt signal instance … is not callable"), and the menu item does nothing.
+        self.action_settings = QAction(self)
+        self.action_settings.triggered.connect(self.settingsRequested)
+        self.action_memory = QAction(self)
+        self.action_memory.triggered.connect(self.memoryRequested)
+        self.action_quit = QAction(self)
+        self.action_quit.triggered.connect(self.quitRequested)
         for action in (self.action_refresh, None, self.action_top, self.action_dock_left, self.action_dock_right,
                        None, self.action_memory, self.action_settings, self.action_quit):
             self.menu.addSeparator() if action is None else self.menu.addAction(action)
@@ -353,6 +360,8 @@ class MainWindow(QMainWindow):
             parts.append(self.tr("Watching by polling (the system refused more folder watches)"))
         if self.status["failed"]:
             parts.append(self.tr("Failed to read: %1").replace("%1", self.status["failed"]))
+        if not multimedia.multimedia_available()[0]:
+            parts.append(video_unavailable_text())
         if self.status["memory"]:
             parts.append(self.status["memory"])
         usage = (self.payload or {}).get("usage", "")
@@ -478,6 +487,7 @@ class MainWindow(QMainWindow):
         pane = PreviewPane(self.ranking, window, images=self.images)
         pane.close_button.hide()
         pane.closed.connect(window.close)
+        pane.fullscreenToggled.connect(lambda on: window.showFullScreen() if on else window.showNormal())
         pane.documentRequested.connect(lambda other: pane.show_document(self.root, other, "", []))
         QVBoxLayout(window).addWidget(pane)
         kind, matches = self._row_matches(rel)
@@ -490,13 +500,16 @@ class MainWindow(QMainWindow):
     # --- window placement ----------------------------------------------------------------------------
 
     def dock(self, edge: str) -> None:
-        """Stand at the left or right screen edge at the full available height."""
+        """Stand at the left or right screen edge at the full available height, frame and title bar included."""
         screen = self.screen() or QGuiApplication.primaryScreen()
         area = screen.availableGeometry()
-        frame = self.frameGeometry().width() - self.geometry().width()
-        width = min(self.width(), area.width() // 2)
-        x = area.left() if edge == "left" else area.right() - width - frame + 1
-        self.setGeometry(x + (frame // 2 if edge == "left" else 0), area.top(), width, area.height())
+        inner, outer = self.geometry(), self.frameGeometry()
+        left, top = inner.left() - outer.left(), inner.top() - outer.top()
+        right, bottom = outer.right() - inner.right(), outer.bottom() - inner.bottom()
+        width = min(self.width(), area.width() // 2 - left - right)
+        width = max(width, self.minimumWidth(), self.minimumSizeHint().width())  # what Qt would make of it anyway
+        x = area.left() + left if edge == "left" else area.right() - right - width + 1
+        self.setGeometry(x, area.top() + top, width, area.height() - top - bottom)
 
     def open_workspace_folder(self) -> None:
         if self.root:

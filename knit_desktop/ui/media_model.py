@@ -6,6 +6,7 @@ from PySide6.QtCore import QAbstractListModel, QCoreApplication, QModelIndex, QP
 
 from ..core.media_layout import duration_text
 from .document_model import RelRole, _matches_filter
+from .media_preview import video_unavailable_text
 from .wording import is_new, relative_time_text
 
 MediaRole = Qt.ItemDataRole.UserRole + 3  # the result dict
@@ -99,6 +100,8 @@ class MediaGridModel(QAbstractListModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             thumb = self.thumbnail(index.row())
             problem = getattr(thumb, "problem", "")
+            if getattr(thumb, "needs_multimedia", False):
+                problem = video_unavailable_text()
             tip = item["rel"]
             if problem:
                 tip += "\n" + QCoreApplication.translate("MediaGrid", "Cannot show it: %1").replace("%1", problem)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QPoint, QRect, QSize, Qt, QUrl
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QCoreApplication, QEvent, QPoint, QRect, QSize, Qt, QUrl
 from PySide6.QtGui import QImage, QPainter, QPixmap
-from PySide6.QtMultimedia import QAudioOutput, QMediaPlayer, QVideoFrame, QVideoSink
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -17,6 +18,25 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.media_layout import duration_text
+from ..services import multimedia
+
+if TYPE_CHECKING:  # QtMultimedia itself loads only once services.multimedia said it can
+    from PySide6.QtMultimedia import QAudioOutput, QVideoFrame
+
+
+def video_unavailable_text() -> str:
+    """Why videos cannot be shown here, for the grid's placeholder, the preview and the status line."""
+    packages = multimedia.missing_packages()
+    if packages == ["libpulse0"]:
+        return QCoreApplication.translate(
+            "Video", "Video needs the system's sound library libpulse0 (on Debian/Ubuntu: sudo apt install "
+            "libpulse0); install it and restart Knit Desktop.")
+    if packages:
+        return QCoreApplication.translate(
+            "Video", "Video needs system libraries that are missing (on Debian/Ubuntu: sudo apt install %1); "
+            "install them and restart Knit Desktop.").replace("%1", " ".join(packages))
+    return QCoreApplication.translate("Video", "Video cannot play: Qt Multimedia did not load (%1).").replace(
+        "%1", multimedia.multimedia_available()[1])
 
 
 class ImageView(QScrollArea):
@@ -83,6 +103,8 @@ class VideoSurface(QWidget):
     window grabs and offscreen, and needs no GPU."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
+        from PySide6.QtMultimedia import QVideoSink
+
         super().__init__(parent)
         self.sink = QVideoSink(self)
         self.sink.videoFrameChanged.connect(self._on_frame)
@@ -112,9 +134,12 @@ class VideoSurface(QWidget):
 
 
 class VideoPlayer(QWidget):
-    """Play/pause, a seek slider, the time and mute, over Qt's own player (FFmpeg backend)."""
+    """Play/pause, a seek slider, the time and mute, over Qt's own player (FFmpeg backend). Made only where
+    `multimedia.multimedia_available()` says Qt Multimedia loads."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
+        from PySide6.QtMultimedia import QMediaPlayer
+
         super().__init__(parent)
         self.setObjectName("VideoPlayer")
         self.video = VideoSurface()
@@ -149,6 +174,8 @@ class VideoPlayer(QWidget):
 
     def open(self, path: str) -> None:
         if self.audio is None:
+            from PySide6.QtMultimedia import QAudioOutput
+
             self.audio = QAudioOutput(self)
             self.audio.setMuted(self.mute_button.isChecked())
             self.player.setAudioOutput(self.audio)
@@ -162,8 +189,13 @@ class VideoPlayer(QWidget):
         self.player.setSource(QUrl())
         self.video.clear()
 
+    def _playing(self) -> bool:
+        from PySide6.QtMultimedia import QMediaPlayer
+
+        return self.player.playbackState() == QMediaPlayer.PlaybackState.PlayingState
+
     def toggle_play(self) -> None:
-        if self.player.playbackState() == QMediaPlayer.PlaybackState.PlayingState:
+        if self._playing():
             self.player.pause()
         else:
             self.player.play()
@@ -183,7 +215,7 @@ class VideoPlayer(QWidget):
         super().changeEvent(event)
 
     def retranslate(self) -> None:
-        playing = self.player.playbackState() == QMediaPlayer.PlaybackState.PlayingState
+        playing = self._playing()
         self.play_button.setText("⏸" if playing else "▶")
         self.play_button.setToolTip(self.tr("Pause") if playing else self.tr("Play"))
         self.play_button.setAccessibleName(self.play_button.toolTip())

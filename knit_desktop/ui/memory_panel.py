@@ -83,6 +83,8 @@ class MemoryPanel(QWidget):
         for widget in (self.tree, self.overview, self.search):
             widget.setVisible(has)
         self.empty.setVisible(not has)
+        self.empty_text.setText(self.tr("🗂 No memory files yet in %1. Start from a template, or put Markdown files "
+                                        "there yourself.").replace("%1", self.store.memory_dir))  # (it may change)
         self._filter(self.search.text())
         if libraries and not self.search.text().strip():
             self.tree.topLevelItem(0).setExpanded(True)  # the largest library, opened: is it time to split it?
@@ -123,8 +125,6 @@ class MemoryPanel(QWidget):
         self.search.setPlaceholderText(self.tr("Search libraries and chapters"))
         self.tree.setHeaderLabels([self.tr("Library / chapter"), self.tr("File / lines"), self.tr("Tokens"),
                                    self.tr("Tags")])
-        self.empty_text.setText(self.tr("🗂 No memory files yet in %1. Start from a template, or put Markdown files "
-                                        "there yourself.").replace("%1", self.store.memory_dir))
         self.template_buttons["three"].setText(self.tr("Three to start\n(preferences, projects, environment)"))
         self.template_buttons["eight"].setText(self.tr("All eight\n(+ software, network, commands, cleanup, fixes)"))
         self.template_buttons["english"].setText(self.tr("Three in English\n(Preferences, Projects, Environment)"))

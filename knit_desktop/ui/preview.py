@@ -37,7 +37,8 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.preview import PreviewData
-from .media_preview import ImageView, VideoPlayer
+from ..services import multimedia
+from .media_preview import ImageView, VideoPlayer, video_unavailable_text
 
 _MD_SYNTAX = re.compile(r"^\s{0,3}(#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)|[*_`~]|!?\[([^\]]*)\]\([^)]*\)")
 
@@ -115,13 +116,15 @@ class PreviewPane(QFrame):
         pdf_layout.addLayout(pdf_bar)
         self.message = QLabel(alignment=Qt.AlignmentFlag.AlignCenter, wordWrap=True)
         self.image_view = ImageView()
-        self.video_player = VideoPlayer()
+        # None where Qt Multimedia cannot load: a video then shows why instead
+        self.video_player = VideoPlayer() if multimedia.multimedia_available()[0] else None
         self._image_token = 0
         if images is not None:
             images.imageLoaded.connect(self._on_image)
         self.stack = QStackedWidget()
         for widget in (self.browser, pdf_box, self.message, self.image_view, self.video_player):
-            self.stack.addWidget(widget)
+            if widget is not None:
+                self.stack.addWidget(widget)
         self.pdf_box = pdf_box
 
         self.links_button = QToolButton(objectName="CitationBar")
@@ -155,7 +158,8 @@ class PreviewPane(QFrame):
         self._set_path(rel)
         self.message.setText(self.tr("Loading…"))
         self.stack.setCurrentWidget(self.message)
-        self.video_player.stop()
+        if self.video_player is not None:
+            self.video_player.stop()
         media = kind in ("image", "video")
         self.links_button.setVisible(not media)
         self.links_list.setVisible(not media and self.links_button.isChecked())
@@ -167,7 +171,9 @@ class PreviewPane(QFrame):
     def _show_media(self, root: str, rel: str, kind: str) -> None:
         self._token = 0
         path = os.path.join(root, rel)
-        if kind == "video":
+        if kind == "video" and self.video_player is None:
+            self.message.setText(video_unavailable_text())
+        elif kind == "video":
             self.video_player.open(path)
             self.stack.setCurrentWidget(self.video_player)
         elif self.images is not None:
@@ -379,7 +385,8 @@ class PreviewPane(QFrame):
     # --- language ------------------------------------------------------------------------------------
 
     def hideEvent(self, event) -> None:
-        self.video_player.player.pause()  # a closed preview stops talking
+        if self.video_player is not None:
+            self.video_player.player.pause()  # a closed preview stops talking
         super().hideEvent(event)
 
     def changeEvent(self, event: QEvent) -> None:

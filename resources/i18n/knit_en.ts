@@ -677,6 +677,21 @@
     </message>
 </context>
 <context>
+    <name>Video</name>
+    <message>
+        <source>Video needs the system&apos;s sound library libpulse0 (on Debian/Ubuntu: sudo apt install libpulse0); install it and restart Knit Desktop.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Video needs system libraries that are missing (on Debian/Ubuntu: sudo apt install %1); install them and restart Knit Desktop.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Video cannot play: Qt Multimedia did not load (%1).</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>VideoPlayer</name>
     <message>
         <source>Pause</source>

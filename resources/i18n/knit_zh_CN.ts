@@ -670,6 +670,21 @@ Preferences / Projects / Environment</translation>
     </message>
 </context>
 <context>
+    <name>Video</name>
+    <message>
+        <source>Video needs the system&apos;s sound library libpulse0 (on Debian/Ubuntu: sudo apt install libpulse0); install it and restart Knit Desktop.</source>
+        <translation>视频需要系统的声音库 libpulse0（Debian/Ubuntu：sudo apt install libpulse0），安装后请重新启动 Knit Desktop。</translation>
+    </message>
+    <message>
+        <source>Video needs system libraries that are missing (on Debian/Ubuntu: sudo apt install %1); install them and restart Knit Desktop.</source>
+        <translation>视频需要的系统库缺失（Debian/Ubuntu：sudo apt install %1），安装后请重新启动 Knit Desktop。</translation>
+    </message>
+    <message>
+        <source>Video cannot play: Qt Multimedia did not load (%1).</source>
+        <translation>视频无法播放：Qt Multimedia 未能加载（%1）。</translation>
+    </message>
+</context>
+<context>
     <name>VideoPlayer</name>
     <message>
         <source>Pause</source>

@@ -1,10 +1,13 @@
-"""`knit_docs` over MCP on a warm persistent index of a generated workspace (default 20,000 documents).
+"""`knit_docs` over MCP as DSH meets it: server start, the first call on a workspace never seen, the first call
+after a restart, warm calls. Default: a generated 20,000-document workspace.
 
 Run: .venv/bin/python tests/benchmarks/agent_tool.py [--size 20000] [--calls 20]
-Builds the index with `knit-desktop index`, writes a DSH session whose cwd is the workspace, starts
-`knit-desktop mcp` through the SDK's stdio client and times tool calls after the first (the server keeps the
-workspace open and only refreshes it). Prints the first call, then medians and p95 for calls by query and by
-conversation. Target: <= 300 ms per call after the server started.
+Starts `knit-desktop mcp` through the SDK's stdio client with an empty Knit cache, so the first call meets a
+workspace with no index (the server indexes within its time budget, answers from what it has and goes on in the
+background); then restarts the server (the index it saved is reused) and times warm calls by query and by
+conversation. Prints medians, p95 and the server's peak RSS.
+Targets (issue: one index, several processes): initialize <= 1 s; first call on a fresh workspace <= 10 s;
+first call after a restart and warm calls well under DSH's 60 s tool timeout (warm median <= 300 ms).
 """
 
 from __future__ import annotations
@@ -13,7 +16,6 @@ import argparse
 import asyncio
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -34,26 +36,48 @@ def p95(values: list[float]) -> float:
     return sorted(values)[max(0, int(len(values) * 0.95) - 1)]
 
 
-async def measure(params: StdioServerParameters, calls: int, log: DshLog) -> dict[str, list[float]]:
-    times: dict[str, list[float]] = {"first": [], "query": [], "conversation": []}
-    chats = conversations(count=calls)
+def server_peak_rss_mb(marker: str) -> float:
+    """VmHWM of the running server, found by the unique marker in its command line."""
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+            if marker.encode() not in cmdline or b"mcp" not in cmdline:
+                continue
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+        except OSError:
+            continue
+    return float("nan")
+
+
+async def run_server(params: StdioServerParameters, marker: str, calls: int, log: DshLog | None) -> dict:
+    out: dict = {"query": [], "conversation": []}
+    chats = conversations(count=max(calls, 1))
+    t_start = time.perf_counter()
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
+        out["initialize"] = time.perf_counter() - t_start
         t0 = time.perf_counter()
         result = await session.call_tool("knit_docs", {"query": QUERIES[0]})
-        times["first"].append(time.perf_counter() - t0)
+        out["first"] = time.perf_counter() - t0
         assert not result.is_error, result.content
+        out["first_indexing"] = result.structured_content.get("indexing")
         for i in range(calls):
             t0 = time.perf_counter()
             result = await session.call_tool("knit_docs", {"query": QUERIES[i % len(QUERIES)]})
-            times["query"].append(time.perf_counter() - t0)
+            out["query"].append(time.perf_counter() - t0)
             assert not result.is_error and result.structured_content["mode"] == "relevance"
-            log.append_rows([log.user(text) if role == "user" else log.assistant(text) for role, text in chats[i]])
-            t0 = time.perf_counter()
-            result = await session.call_tool("knit_docs", {"audit": True})
-            times["conversation"].append(time.perf_counter() - t0)
-            assert not result.is_error, result.content
-    return times
+            if log is not None:
+                log.append_rows([log.user(t) if role == "user" else log.assistant(t) for role, t in chats[i]])
+                t0 = time.perf_counter()
+                result = await session.call_tool("knit_docs", {"audit": True})
+                out["conversation"].append(time.perf_counter() - t0)
+                assert not result.is_error, result.content
+        out["peak_rss_mb"] = server_peak_rss_mb(marker)
+    return out
 
 
 def main() -> int:
@@ -63,32 +87,45 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         home = str(Path(tmp) / "home")
-        env = dict(os.environ, KNIT_DESKTOP_HOME=home)
         root = generate(Path(tmp) / "ws", args.size)
-        t0 = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "knit_desktop", "index", "--workspace", str(root)], env=env, check=True,
-                       capture_output=True)
-        print(f"index built in {time.perf_counter() - t0:.1f} s")
         dsh = Path(tmp) / "dsh"
         log = DshLog(dsh, "bench-session", str(root))
+        marker = str(dsh)
         params = StdioServerParameters(
             command=sys.executable,
             args=["-m", "knit_desktop", "mcp", "--dsh-home", str(dsh)],
-            env={"KNIT_DESKTOP_HOME": home},
+            env={"KNIT_DESKTOP_HOME": home, "PATH": os.environ.get("PATH", "")},
         )
-        times = asyncio.run(measure(params, args.calls, log))
+        fresh = asyncio.run(run_server(params, marker, 0, None))
+        # Let the first server finish indexing in the background before it is stopped? No: a user restarts DSH
+        # whenever; the next server goes on from what was saved. Run it until its index is complete.
+        restarts = []
+        for _ in range(30):
+            again = asyncio.run(run_server(params, marker, 0, None))
+            restarts.append(again)
+            if not again["first_indexing"]:
+                break
+        warm = asyncio.run(run_server(params, marker, args.calls, log))
 
-    print(f"workspace: {args.size} documents, warm persistent index")
-    print(f"first call (opens the index): {times['first'][0] * 1000:.0f} ms")
+    print(f"workspace: {args.size} generated documents, empty Knit cache at the start")
+    print(f"server start to initialize answered: {fresh['initialize'] * 1000:.0f} ms (fresh), "
+          f"{warm['initialize'] * 1000:.0f} ms (warm)  [target <= 1000 ms]")
+    state = fresh["first_indexing"]
+    progress = f" (indexing {state['done']} / {state['total']} at that moment)" if state else " (index complete)"
+    print(f"first call on a fresh workspace: {fresh['first']:.2f} s{progress}  [target <= 10 s]")
+    print(f"restarts until the saved index was complete: {len(restarts)}; first call after each: "
+          + ", ".join(f"{r['first']:.2f} s" for r in restarts))
+    print(f"first call after a restart on the complete index: {warm['first'] * 1000:.0f} ms")
     worst = 0.0
     for name in ("query", "conversation"):
-        values = times[name]
+        values = warm[name]
         median, tail = statistics.median(values), p95(values)
         worst = max(worst, median)
-        print(f"knit_docs by {name}: median {median * 1000:.0f} ms, p95 {tail * 1000:.0f} ms over {len(values)} calls"
-              "  [target <= 300 ms]")
-    ok = worst <= 0.3
-    print("target: " + ("met" if ok else "NOT met"))
+        print(f"warm knit_docs by {name}: median {median * 1000:.0f} ms, p95 {tail * 1000:.0f} ms over {len(values)} "
+              "calls  [target <= 300 ms]")
+    print(f"server peak RSS: fresh {fresh['peak_rss_mb']:.0f} MB, warm {warm['peak_rss_mb']:.0f} MB")
+    ok = fresh["initialize"] <= 1.0 and fresh["first"] <= 10.0 and worst <= 0.3
+    print("targets: " + ("met" if ok else "NOT met"))
     return 0 if ok else 1
 
 

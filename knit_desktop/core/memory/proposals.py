@@ -19,9 +19,10 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from ..agent_tools import MEMORY_KINDS
 from .locking import exclusive_lock
 
-KINDS = ("preference", "project", "environment", "fact", "todo", "note")
+KINDS = MEMORY_KINDS
 MAX_TEXT = 4000
 MAX_QUEUE_BYTES = 16_000_000  # ~1,000 proposals of the longest kind, many times over
 
@@ -33,6 +34,7 @@ class Proposal:
     chapter: str = ""
     kind: str = "note"
     source: str = "agent"  # "agent" | "user" | "conversation"
+    reason: str = ""  # why the agent thinks it is worth keeping, shown on the note
     id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
     created_ms: int = field(default_factory=lambda: int(time.time() * 1000))
 

@@ -11,6 +11,7 @@ stemmed words with prefix matching and without stop words.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 
@@ -168,21 +169,25 @@ def _best_entry(q: set[str], chapter: Chapter) -> Entry | None:
     return best if coverage(q, units(best.text)) > 0 or len(chapter.entries) == 1 else None
 
 
-def hits_payload(hits: list[Hit], text: str, skipped: dict[str, str] | None = None) -> dict:
-    """The JSON answer the command line and the MCP tool share: the rendered text and each hit's place, and the
-    memory files that were not searched and why (only when there are some)."""
-    payload: dict = {"text": text, "hits": [{"location": h.location, "library": h.library.name,
-                                             "chapter": h.chapter.title, "start_line": h.start, "end_line": h.end}
-                                            for h in hits]}
+def hits_payload(hits: list[Hit], text: str, folder: str, skipped: dict[str, str] | None = None) -> dict:
+    """The JSON answer the command line and the MCP tool share: the rendered text, the memory folder and each
+    hit's place (`path` is absolute, for a reader that resolves paths against another folder), and the memory files
+    that were not searched and why (only when there are some)."""
+    payload: dict = {"text": text, "memory_dir": folder,
+                     "hits": [{"location": h.location, "path": os.path.join(folder, os.path.basename(h.library.path)),
+                               "library": h.library.name, "chapter": h.chapter.title, "start_line": h.start,
+                               "end_line": h.end} for h in hits]}
     if skipped:
         payload["skipped"] = [{"file": name, "reason": reason} for name, reason in sorted(skipped.items())]
     return payload
 
 
-def render_hits(hits: list[Hit], budget: int = DEFAULT_BUDGET) -> str:
-    """One line per hit, `file:start-end  Library › Chapter — text`, within `budget` characters in all."""
+def render_hits(hits: list[Hit], budget: int = DEFAULT_BUDGET, folder: str = "") -> str:
+    """One line per hit, `file:start-end  Library › Chapter — text`, within `budget` characters in all. With
+    `folder`, each location is that absolute path (the folder's part does not count against the budget)."""
     lines: list[str] = []
     used = 0
+    prefix = folder.rstrip(os.sep) + os.sep if folder else ""
     for hit in hits:
         where = hit.library.name + ("" if hit.chapter.implicit else f" › {hit.chapter.title}")
         text = " ".join((hit.entry.text if hit.entry else hit.chapter.text).split())
@@ -192,6 +197,6 @@ def render_hits(hits: list[Hit], budget: int = DEFAULT_BUDGET) -> str:
             break
         if len(line) > room:
             line = line[: max(len(hit.location), room - 1)] + "…"
-        lines.append(line)
-        used += len(line) + (1 if len(lines) > 1 else 0)
+        used += len(line) + (1 if lines else 0)
+        lines.append(prefix + line)
     return "\n".join(lines)

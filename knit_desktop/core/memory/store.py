@@ -11,6 +11,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..config import SharedSettings
 from ..dsh_sessions import dsh_home
 from ..paths import config_home, data_home
 from .library import Library, MemoryIndex
@@ -30,7 +31,9 @@ def load_names(path: Path) -> dict[str, str]:
 
 
 def default_memory_dir(dsh_home_dir: str | None = None) -> str:
-    return str(Path(dsh_home(dsh_home_dir)) / "memory")
+    """The folder chosen in the window's settings, else `<DSH home>/memory`."""
+    chosen = SharedSettings.load().memory_dir
+    return os.path.expanduser(chosen) if chosen else str(Path(dsh_home(dsh_home_dir)) / "memory")
 
 
 @dataclass
@@ -57,9 +60,11 @@ class MemoryStore:
         """Memory files the last look did not read, and why (too large, binary, unreadable)."""
         return dict(self.index.problems)
 
-    def search(self, query: str, max_hits: int = DEFAULT_HITS, budget: int = DEFAULT_BUDGET) -> tuple[list[Hit], str]:
+    def search(self, query: str, max_hits: int = DEFAULT_HITS, budget: int = DEFAULT_BUDGET,
+               folder: str = "") -> tuple[list[Hit], str]:
+        """The best entries and their rendering; with `folder`, locations are absolute paths under it."""
         hits = search(self.libraries(), query, max_hits)
-        return hits, render_hits(hits, budget)
+        return hits, render_hits(hits, budget, folder)
 
     def targets(self) -> list[Target]:
         """Where a note may write: the libraries found now and their (explicit) chapters."""
@@ -67,8 +72,10 @@ class MemoryStore:
                 for lib in self.libraries()]
 
     def propose(self, text: str, target: str = "", chapter: str = "", kind: str = "note",
-                source: str = "agent") -> tuple[Proposal, bool]:
-        return self.queue.add(clean_proposal(text, target, chapter, kind, source))
+                source: str = "agent", reason: str = "") -> tuple[Proposal, bool]:
+        proposal = clean_proposal(text, target, chapter, kind, source)
+        proposal.reason = reason[:500]
+        return self.queue.add(proposal)
 
     def path_of(self, target: str) -> str:
         path = os.path.join(self.memory_dir, os.path.basename(target))
