@@ -122,3 +122,15 @@ def test_a_followed_session_keeps_its_newest_messages_and_counts_them_all(tmp_pa
     assert log.message_count == 1200 and len(log.messages) == KEEP_MESSAGES
     assert [m.text.strip() for m in log.messages][-1] == "message 1199" and len(new) == KEEP_MESSAGES
     assert log.messages[0].text.strip() == f"message {1200 - KEEP_MESSAGES}"
+
+
+def test_a_50_mb_message_is_ranked_in_bounded_memory(tmp_path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "cache.md").write_text("# Attachment cache\n\nEviction rules.\n", encoding="utf-8")
+    messages = tmp_path / "messages.json"
+    messages.write_text(json.dumps([{"role": "user", "text": "cache eviction " * 3_500_000}]), encoding="utf-8")
+    run = measure(knit("rank", "--workspace", str(ws), "--messages", str(messages), "--json"), env=_env(tmp_path))
+    assert run.code == 0 and not run.traceback, run.stderr
+    assert json.loads(run.stdout)["results"][0]["rel"] == "cache.md"
+    assert run.rss_mb < RSS_LIMIT_MB, f"{run.rss_mb:.0f} MB"  # was 1.1 GB: the whole text was split into words
