@@ -216,3 +216,19 @@ def test_a_queue_file_holding_an_object_or_garbage_is_kept_and_the_user_told(tmp
                          env={**os.environ, "KNIT_DESKTOP_HOME": str(data.parent / "home")})
     assert cli.returncode == 0 and "kept as" in cli.stderr and cli.stdout.startswith("Queued")
     assert list(home_queue.parent.glob("memory-proposals.json.broken-*"))
+
+
+def test_the_window_is_told_when_the_queue_file_was_damaged(qtbot, tmp_path, settings):
+    from knit_desktop.ui.memory_notes import MemoryNotes
+
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "memory-proposals.json").write_text("{}", encoding="utf-8")
+    notes = MemoryNotes(MemoryStore(str(tmp_path / "memory"), data_dir=data), settings)
+    told: list[str] = []
+    notes.warned.connect(told.append)
+    notes.start()
+    notes.refresh()  # told once, not on every look
+    notes.stop()
+    assert len(told) == 1 and "kept as" in told[0] and "memory-proposals.json.broken-" in told[0]
+    assert [p.read_text() for p in data.glob("memory-proposals.json.broken-*")] == ["{}"]
