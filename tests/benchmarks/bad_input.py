@@ -395,7 +395,7 @@ def build_cases(s: Sweep) -> None:
     s.dsh("log is a directory", _log_is_directory)
     # Memory files and the proposal queue.
     s.memory("memory: tag comment + 3,000 spaces", lambda m: (m / "tags.md").write_text(
-        "# T\n\n## Editor\n<!-- tags: editor" + " " * 3000 + "\n- keys\n"))
+        "# T\n\n## Editor\n<!-- tags:" + " " * 3000 + "x\n- keys\n"))
     s.memory("memory: 1 GB sparse file", lambda m: _sparse(m / "huge.md", 1 << 30, b"# huge\n## Editor\n- keys\n"))
     s.memory("memory: binary file", lambda m: (m / "bin.md").write_bytes(os.urandom(50_000)))
     s.memory("memory: invalid UTF-8", lambda m: (m / "bad.md").write_bytes(b"## Editor \xff\n- keys \xfe\n"))
