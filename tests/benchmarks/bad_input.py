@@ -8,8 +8,8 @@ it (`knit-desktop index|rank|context|conversation|memory|propose`, each a subpro
 server for `knit_docs` / `memory_search` through the MCP SDK's stdio client. Prints one row per run: kind, command,
 exit code (MCP: the server's exit code, `/err` when the tool answered with an error), wall time, peak RSS (wait4's
 rusage of the process, taken in a small wrapper), whether a traceback was printed, and flags (TIMEOUT, >10s, >512MB,
-TRACEBACK, LEAK: the answer quoted a secret file kept outside every workspace); then the counts of each. Exit status
-1 when any count is not zero.
+TRACEBACK, LEAK: the answer quoted a secret file kept outside every workspace, RAW-ESC: ESC or BEL printed
+unescaped); then the counts of each. Exit status 1 when any count is not zero.
 """
 
 from __future__ import annotations
@@ -64,6 +64,7 @@ class Row:
     traceback: bool
     timeout: bool = False
     leak: bool = False  # the secret file outside the workspace was quoted
+    raw_control: bool = False  # ESC or BEL reached the terminal unescaped
 
 
 class Sweep:
@@ -90,7 +91,7 @@ class Sweep:
         if index:
             case.commands.append(("index", ["index", "--workspace", w, "--json"]))
         case.commands.append(("rank", ["rank", "--workspace", w, "--query", QUERY, "--json"]))
-        case.commands.append(("context", ["context", "--workspace", w, "--query", QUERY, "--json"]))
+        case.commands.append(("context (text)", ["context", "--workspace", w, "--query", QUERY]))
         if mcp:
             case.mcp.append((["--workspace", w], "knit_docs", {"query": QUERY}))
         self.cases.append(case)
@@ -130,7 +131,7 @@ class Sweep:
         h = str(home)
         case.commands.append(("conversation", ["conversation", "--dsh-home", h, "--json"]))
         case.commands.append(("rank --session", ["rank", "--session", "auto", "--dsh-home", h, "--json"]))
-        case.commands.append(("sessions", ["sessions", "--dsh-home", h, "--json"]))
+        case.commands.append(("sessions (text)", ["sessions", "--dsh-home", h]))
         case.mcp.append((["--dsh-home", h], "knit_docs", {}))
         self.cases.append(case)
         return case
@@ -166,7 +167,8 @@ class Sweep:
             for label, args in case.commands:
                 m = measure(knit(*args), timeout=timeout, env=self.env(case), stdin=case.stdin, cwd=str(self.root))
                 rows.append(Row(case.kind, label, str(m.code), m.wall_s, m.rss_mb, m.traceback, m.code == -9,
-                                _leaked(m.stdout) or _leaked(m.stderr)))
+                                _leaked(m.stdout) or _leaked(m.stderr),
+                                any(c in m.stdout + m.stderr for c in "\x1b\x07")))
                 _print_row(rows[-1])
             if mcp:
                 for server_args, tool, arguments in case.mcp:
@@ -258,6 +260,8 @@ def _print_row(row: Row) -> None:
         flags.append("TRACEBACK")
     if row.leak:
         flags.append("LEAK")
+    if row.raw_control:
+        flags.append("RAW-ESC")
     print(f"| {row.kind:<38} | {row.command:<22} | {row.code:>8} | {row.wall_s:7.2f} | {row.rss_mb:7.0f} | "
           f"{'yes' if row.traceback else 'no':<9} | {' '.join(flags)}", flush=True)
 
@@ -564,9 +568,11 @@ def main() -> int:
     tracebacks = sum(r.traceback for r in rows)
     timeouts = sum(r.timeout for r in rows)
     leaks = sum(r.leak for r in rows)
+    raw = sum(r.raw_control for r in rows)
     print(f"\n{kinds} kinds, {len(rows)} runs: {slow} over {LIMIT_S:.0f} s, {big} over {LIMIT_MB:.0f} MB, "
-          f"{tracebacks} with a traceback, {timeouts} timed out, {leaks} quoting a file outside the workspace")
-    return 0 if not (slow or big or tracebacks or timeouts or leaks) else 1
+          f"{tracebacks} with a traceback, {timeouts} timed out, {leaks} quoting a file outside the workspace, "
+          f"{raw} printing raw control characters")
+    return 0 if not (slow or big or tracebacks or timeouts or leaks or raw) else 1
 
 
 def _restore_modes(root: Path) -> None:
