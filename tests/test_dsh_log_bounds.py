@@ -57,6 +57,16 @@ def test_the_frame_walk_finds_extents_and_bounds_without_decoding(tmp_path):
         assert frame_extent(handle, len(small), size) == ("frame", len(small) + len(bomb), True)
         assert frame_extent(handle, len(small) + len(bomb), size)[0] == "torn"
         assert frame_extent(handle, 1, size)[0] == "corrupt"
+    # A frame that declares 100 bytes over 520 raw blocks of 128 KB (65 MB): too large, by its blocks.
+    liar = tmp_path / "liar.zstd"
+    block = 128 * 1024
+    with open(liar, "wb") as fh:
+        fh.write(b"\x28\xb5\x2f\xfd\xa0" + (100).to_bytes(4, "little"))
+        for i in range(520):
+            fh.write(((block << 3) | (i == 519)).to_bytes(3, "little"))
+            fh.write(bytes(block))
+    with open(liar, "rb") as handle:
+        assert frame_extent(handle, 0, liar.stat().st_size) == ("frame", liar.stat().st_size, True)
 
 
 def test_a_bomb_arriving_in_two_writes_waits_then_is_skipped(tmp_path):

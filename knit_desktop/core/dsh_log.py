@@ -247,7 +247,9 @@ def frame_extent(handle: BinaryIO, pos: int, size: int) -> tuple[str, int, bool]
         p += 4  # content checksum
     if p > size:
         return ("torn", 0, False)
-    too_large = declared > MAX_FRAME_BYTES if declared is not None else bound > MAX_FRAME_BYTES
+    # Both limits: a frame may declare a small size over blocks that say otherwise (the decoder would refuse it, but
+    # only after all of it had been read).
+    too_large = bound > MAX_FRAME_BYTES or (declared is not None and declared > MAX_FRAME_BYTES)
     return ("frame", p, too_large)
 
 
