@@ -428,6 +428,8 @@ def cmd_conversation(args: argparse.Namespace) -> int:
         "messages": [{"role": m.role, "text": m.text, "seq": m.seq} for m in log.messages],
         "reads": [{"path": r.path, "ok": r.ok} for r in log.reads],
     }
+    if log.problem:  # frames skipped as corrupt or too large: said once, outside the contract's stdout
+        print(f"knit-desktop: {log.session_id}: {log.problem}", file=sys.stderr)
     if args.json:
         _print_json(payload)
         return EXIT_OK
@@ -466,6 +468,8 @@ def cmd_propose(args: argparse.Namespace) -> int:
                                       reason=args.reason)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    if store.queue.warning:
+        print(store.queue.warning, file=sys.stderr)
     where = f" → {proposal.target}" + (f" › {proposal.chapter}" if proposal.chapter else "") if proposal.target else ""
     _say(("Queued for confirmation" if new else "Already waiting for confirmation") + f"{where}: {proposal.text}")
     return EXIT_OK
@@ -479,9 +483,11 @@ def cmd_memory(args: argparse.Namespace) -> int:
         if args.json:
             from .core.memory.search import hits_payload
 
-            _print_json(hits_payload(hits, text, os.path.realpath(store.memory_dir)))
+            _print_json(hits_payload(hits, text, os.path.realpath(store.memory_dir), store.skipped))
         else:
             _say(text or f"No memory matches “{args.query}”.")
+            for name, reason in sorted(store.skipped.items()):
+                print(escape_controls(f"{name}: {reason}"), file=sys.stderr)
         return EXIT_OK
     rows = sorted(libraries, key=lambda lib: -lib.tokens)
     if args.json:
@@ -491,6 +497,8 @@ def cmd_memory(args: argparse.Namespace) -> int:
                            "entries": len(c.entries), "tags": c.tags} for c in lib.chapters if not c.implicit]}
                      for lib in rows])
         return EXIT_OK
+    for name, reason in sorted(store.skipped.items()):
+        print(escape_controls(f"{name}: {reason}"), file=sys.stderr)
     if not rows:
         _say(f"No memory files in {store.memory_dir} yet.")
     for lib in rows:

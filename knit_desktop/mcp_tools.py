@@ -115,6 +115,8 @@ KNIT_DOCS_TOOL = types.Tool(
 
 HIT_SCHEMA = _closed({"location": _STR, "path": _STR, "library": _STR, "chapter": _STR, "start_line": _INT,
                       "end_line": _INT}, ["location", "path", "library", "chapter", "start_line", "end_line"])
+# A memory file the search did not read, and why (over the size cap, binary, unreadable).
+SKIPPED_SCHEMA = _closed({"file": _STR, "reason": _STR}, ["file", "reason"])
 MEMORY_SEARCH_TOOL = types.Tool(
     name="memory_search",
     title="Find what the user asked you to remember",
@@ -124,6 +126,7 @@ MEMORY_SEARCH_TOOL = types.Tool(
         "limit": {"type": "integer", "description": "At most this many entries (1–10, default 3)."}},
         "required": ["query"]},
     output_schema=_closed({"text": _STR, "memory_dir": _STR, "hits": {"type": "array", "items": HIT_SCHEMA},
+                           "skipped": {"type": "array", "items": SKIPPED_SCHEMA},
                            "session": SESSION_SCHEMA}, ["text", "memory_dir", "hits"]),
     annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False, idempotent_hint=True),
 )
@@ -143,7 +146,7 @@ MEMORY_PROPOSE_TOOL = types.Tool(
         "kind": {"type": "string", "enum": list(MEMORY_KINDS), "description": "What sort of memory it is (default note)."}},
         "required": ["content"]},
     output_schema=_closed({"queued": {"type": "boolean"}, "duplicate": {"type": "boolean"}, "id": _STR,
-                           "target": _STR, "memory_dir": _STR, "session": SESSION_SCHEMA},
+                           "target": _STR, "memory_dir": _STR, "warning": _STR, "session": SESSION_SCHEMA},
                           ["queued", "duplicate", "id", "target", "memory_dir"]),
     annotations=types.ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False),
 )

@@ -203,7 +203,7 @@ def test_a_damaged_queue_is_set_aside_not_lost(tmp_path):
     path.write_text("{not json", encoding="utf-8")
     queue = ProposalQueue(path)
     assert queue.pending() == []
-    assert [p.name for p in tmp_path.glob("proposals.damaged-*.json")]
+    assert [p.name for p in tmp_path.glob("proposals.json.broken-*")] and "kept as" in queue.warning
     with pytest.raises(ValueError):
         clean_proposal("   ")
 

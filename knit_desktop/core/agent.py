@@ -79,7 +79,7 @@ class AgentTools:
         resolved = self.docs.resolve_session(MEMORY_SEARCH, args)
         folder = os.path.realpath(self.memory.memory_dir)
         hits, text = self.memory.search(query[:MAX_QUERY], limit, folder=folder)
-        structured = hits_payload(hits, text, folder)
+        structured = hits_payload(hits, text, folder, self.memory.skipped)
         if resolved.log is not None:
             structured["session"] = resolved.describe()
         head = f"Memory folder: {folder} ({session_line(resolved)}). Read the lines below with your read tool."
@@ -115,6 +115,9 @@ class AgentTools:
                 else "The same proposal is already waiting for the user") + f"; it would go to {where}."
         structured = {"queued": new, "duplicate": not new, "id": proposal.id, "target": proposal.target,
                       "memory_dir": folder}
+        if self.memory.queue.warning:  # a damaged queue file was set aside: say where it is kept
+            structured["warning"] = self.memory.queue.warning
+            text += " " + self.memory.queue.warning
         if resolved.log is not None:
             structured["session"] = resolved.describe()
         return ToolAnswer(structured, text + f" ({session_line(resolved)}.) Nothing is written until then.")

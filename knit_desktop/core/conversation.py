@@ -43,9 +43,9 @@ def conversation_window(messages: list[Message]) -> ConversationWindow:
             continue
         if not message.text.strip():
             continue
-        if not task and message.role == "user" and is_substantive(message.text):
-            task = task_line(message.text)
-        cut = message.text[:MESSAGE_CHARS]
+        cut = message.text[:MESSAGE_CHARS]  # all that is read of a message (a 50 MB one costs no more)
+        if not task and message.role == "user" and is_substantive(cut):
+            task = task_line(cut)
         texts.append(cut)
         total += len(cut)
         if len(texts) >= MAX_MESSAGES or total >= MAX_CHARS:

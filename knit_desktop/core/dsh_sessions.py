@@ -15,6 +15,11 @@ from .config import SharedSettings
 from .conversation import Message
 from .dsh_log import LogReader, file_mtime_ms
 
+KEEP_MESSAGES = 500  # the newest messages a followed session keeps (the ranker reads the last 6)
+KEEP_READS = 2000  # the newest successful or failed `read` calls (the usage line audits the recent ones)
+KEEP_CALLS = 1000  # `read` calls still waiting for their result
+MESSAGE_TEXT_CHARS = 100_000  # one message's text as kept (the ranker reads its first 2,000 characters)
+
 TRANSCRIPT = re.compile(r"^session(?:\.v([1-9][0-9]*))?\.jsonl(\.zstd)?$")
 _ROOT_ROW = re.compile(r"session-persistence-jsonl")
 
@@ -116,7 +121,10 @@ class Read:
 
 @dataclass
 class SessionLog:
-    """One transcript, followed incrementally: header, title, human and assistant messages, `read` calls."""
+    """One transcript, followed incrementally: header, title, human and assistant messages, `read` calls.
+
+    Only the newest KEEP_MESSAGES messages and KEEP_READS reads are kept (`message_count` counts them all), so
+    following a session for days, or opening a 200 MB log, holds a bounded amount however long it grows."""
 
     path: str
     header: dict | None = None
@@ -125,6 +133,7 @@ class SessionLog:
     reads: list[Read] = field(default_factory=list)
     problem: str = ""  # why the log could not be read (the session is then shown as unreadable)
     last_seq: int = -1  # the newest event's seq: where a pack handed out now sits in the session
+    message_count: int = 0  # every message read so far, including those no longer kept in `messages`
     open_calls: dict[str, ToolCall] = field(default_factory=dict)  # by call id, oldest first
     _calls: dict[str, tuple[str, int]] = field(default_factory=dict)
     _reader: LogReader | None = None
@@ -171,30 +180,41 @@ class SessionLog:
     def update(self) -> list[Message]:
         """Read what was appended; returns the new messages (human and assistant text only)."""
         assert self._reader is not None
-        try:
-            result = self._reader.read_new()
-        except OSError as exc:
-            self.problem = f"cannot read the log: {exc.strerror or exc}"
-            return []
         new: list[Message] = []
-        for event in result.events:
+
+        def take(event: dict) -> None:
             kind = event.get("type")
             if kind == "session":
                 self.header = event
-                continue
+                return
             if not isinstance(kind, str) or "/" not in kind:
-                continue  # packed chunk rows (text-chunks, …) and anything unknown
+                return  # packed chunk rows (text-chunks, …) and anything unknown
             seq = event.get("seq")
             if isinstance(seq, int):
                 self.last_seq = max(self.last_seq, seq)
             if isinstance(seq, int) and seq < self.seed_length:
-                continue  # inherited from the parent session
+                return  # inherited from the parent session
             message = self._apply(kind, event, seq if isinstance(seq, int) else -1)
             if message is not None:
+                self.message_count += 1
                 new.append(message)
                 self.messages.append(message)
+                if len(new) > 2 * KEEP_MESSAGES:
+                    del new[:-KEEP_MESSAGES]
+                if len(self.messages) > 2 * KEEP_MESSAGES:
+                    del self.messages[:-KEEP_MESSAGES]
+
+        try:
+            self._reader.read_new(take)
+        except OSError as exc:
+            self.problem = f"cannot read the log: {exc.strerror or exc}"
+            return []
+        finally:
+            del new[:-KEEP_MESSAGES]
+            del self.messages[:-KEEP_MESSAGES]
+            del self.reads[:-KEEP_READS]
         if self._reader.problems:
-            self.problem = "; ".join(dict.fromkeys(self._reader.problems))
+            self.problem = "; ".join(self._reader.problems)
         return new
 
     def _apply(self, kind: str, event: dict, seq: int) -> Message | None:
@@ -213,11 +233,11 @@ class SessionLog:
             source = data.get("source")
             if not (isinstance(source, dict) and source.get("kind") == "user"):
                 return None  # injected context: AGENTS.md, skills, notices, subagent reports, …
-            text = _text_of(data.get("content"))
+            text = _text_of(data.get("content"))[:MESSAGE_TEXT_CHARS]
             return Message("user", text, seq=seq) if text.strip() else None
         if kind == "assistant/message":
             message = data.get("message")
-            text = _text_of(message.get("content")) if isinstance(message, dict) else ""
+            text = _text_of(message.get("content"))[:MESSAGE_TEXT_CHARS] if isinstance(message, dict) else ""
             return Message("assistant", text, seq=seq) if text.strip() else None
         if kind == "tool/call":
             self._note_open_call(data, seq, event.get("time"))
@@ -249,6 +269,8 @@ class SessionLog:
         call_id = data.get("callId")
         if isinstance(path, str) and isinstance(call_id, str):
             self._calls[call_id] = (path, seq)
+            if len(self._calls) > KEEP_CALLS:  # results that never came: forget the oldest calls
+                del self._calls[next(iter(self._calls))]
 
     def _note_result(self, data: dict) -> None:
         message = data.get("message")
@@ -266,6 +288,8 @@ class SessionLog:
         failed = message.get("isError") is True or any(b.get("isError") is True for b in blocks) or bool(data.get("error"))
         path, seq = self._calls.pop(call_id)
         self.reads.append(Read(path, not failed, seq))
+        if len(self.reads) > 2 * KEEP_READS:
+            del self.reads[:-KEEP_READS]
 
 
 def _text_of(content: object) -> str:

@@ -33,7 +33,8 @@ def session_snapshot(log: SessionLog) -> dict:
     """What the follower hands to the GUI thread: plain data, no reader state."""
     return {
         "session": {"id": log.session_id, "cwd": log.cwd, "title": log.title, "updated_ms": log.updated_ms},
-        "messages": list(log.messages),
+        "messages": list(log.messages),  # the newest KEEP_MESSAGES only
+        "message_count": log.message_count,
         "reads": list(log.reads),
         "problem": log.problem,
         "last_seq": log.last_seq,

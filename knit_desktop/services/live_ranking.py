@@ -33,6 +33,10 @@ def _acceptable(cwd: str) -> bool:
     return True
 
 
+def _count(snapshot: dict) -> int:
+    return snapshot.get("message_count", len(snapshot["messages"]))
+
+
 class LiveRanking(QObject):
     rankingChanged = Signal(object)  # {"rank": rank payload, "context": context pack payload}
     workspaceChanged = Signal(str)  # the workspace now ranked ('' when there is none)
@@ -60,6 +64,7 @@ class LiveRanking(QObject):
         self.pinned_workspace = os.path.realpath(workspace) if workspace else None
         self.root = ""
         self.messages: list[Message] = []
+        self._message_count = 0  # messages the followed session has had (its snapshot keeps only the newest)
         self.topic = ""
         self._indexer: IndexerService | None = None
         self._watcher: WorkspaceWatcher | None = None
@@ -128,13 +133,16 @@ class LiveRanking(QObject):
         self.session = snapshot
         self.sessionChanged.emit(snapshot)
         self.messages = list(snapshot["messages"]) if snapshot else []
+        self._message_count = _count(snapshot) if snapshot else 0
         cwd = snapshot["session"]["cwd"] if snapshot else ""
         if not self.pinned_workspace and cwd and os.path.isdir(cwd) and _acceptable(cwd):
             self._switch(os.path.realpath(cwd))
         self.rerank()
 
     def _on_messages(self, snapshot: dict) -> None:
-        for message in snapshot["messages"][len(self.messages):]:
+        fresh = _count(snapshot) - self._message_count  # the list keeps only the newest: count, don't compare lengths
+        self._message_count = _count(snapshot)
+        for message in snapshot["messages"][-fresh:] if fresh > 0 else []:
             if message.role == "user" and not message.synthetic and asks_to_remember(message.text):
                 self.rememberRequested.emit(message.text)
         self.session = snapshot

@@ -56,6 +56,7 @@ class KnitApp:
         self._update_tray()
         self.memory = MemoryStore(self.settings.memory_dir or None, dsh_home or self.settings.dsh_home or None)
         self.notes = MemoryNotes(self.memory, self.settings)
+        self.notes.warned.connect(self.window.show_memory_warning)
         self.notes.start()
         self.ranking.rememberRequested.connect(self._remember_from_conversation)
         self.ranking.start()

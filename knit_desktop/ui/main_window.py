@@ -61,7 +61,7 @@ class MainWindow(QMainWindow):
         self.payload: dict | None = None
         self.root = ""
         self.session: dict | None = None
-        self.status = {"progress": "", "watch": "", "problems": 0, "failed": ""}
+        self.status = {"progress": "", "watch": "", "problems": 0, "failed": "", "memory": ""}
         self._shown_first = False
         self._preview_windows: list = []
 
@@ -346,6 +346,10 @@ class MainWindow(QMainWindow):
         text = self.tr("Indexing %1 / %2").replace("%1", str(done)).replace("%2", str(total)) if done < total else ""
         self._set_status(progress=text)
 
+    def show_memory_warning(self, text: str) -> None:
+        """A problem with the memory proposal queue (a damaged queue file set aside), in the status line."""
+        self._set_status(memory=text)
+
     def _set_status(self, **values) -> None:
         self.status.update(values)
         self._show_status()
@@ -358,6 +362,8 @@ class MainWindow(QMainWindow):
             parts.append(self.tr("Failed to read: %1").replace("%1", self.status["failed"]))
         if not multimedia.multimedia_available()[0]:
             parts.append(video_unavailable_text())
+        if self.status["memory"]:
+            parts.append(self.status["memory"])
         usage = (self.payload or {}).get("usage", "")
         if usage and self.settings.show_usage:
             parts.append(usage)

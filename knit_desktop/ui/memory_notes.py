@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 
-from PySide6.QtCore import QFileSystemWatcher, QObject, QPoint, QTimer
+from PySide6.QtCore import QFileSystemWatcher, QObject, QPoint, QTimer, Signal
 
 from ..core.memory.store import MemoryStore
 from ..core.memory.write import MemoryConflict, MemoryWriteError
@@ -23,12 +23,15 @@ STACK_STEP = QPoint(-10, -10)
 
 
 class MemoryNotes(QObject):
+    warned = Signal(str)  # the queue file was damaged and set aside (where it is kept), for the status line
+
     def __init__(self, store: MemoryStore, settings: Settings, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.store = store
         self.settings = settings
         self.notes: dict[str, StickyNote] = {}  # proposal id → its note, front first
         self._seen: dict[str, dict[str, str]] = {}  # proposal id → {memory file: fingerprint when shown}
+        self._warned = ""
         self._idle = StickyNote(settings)  # what `note` answers when nothing is pending (never shown)
         self._watcher = QFileSystemWatcher(self)
         self._watcher.fileChanged.connect(lambda _p: self.refresh())
@@ -57,6 +60,9 @@ class MemoryNotes(QObject):
 
     def refresh(self) -> None:
         pending = self.store.queue.pending()
+        if self.store.queue.warning and self.store.queue.warning != self._warned:
+            self._warned = self.store.queue.warning
+            self.warned.emit(self._warned)
         shown = pending[:MAX_STACK]
         wanted = [p.id for p in shown]
         for proposal_id in [i for i in self.notes if i not in wanted]:

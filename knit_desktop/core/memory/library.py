@@ -30,6 +30,7 @@ CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 LATIN_WORD = re.compile(r"[A-Za-z0-9_]+")
 MEMORY_SUFFIXES = (".md", ".markdown")
 BLOCK_LINES = 12  # a `###` block of prose gathers paragraphs up to this many lines; past it they stand alone
+MAX_MEMORY_BYTES = 4_000_000  # a memory file larger than this is skipped with a reason, never read whole
 
 
 def estimate_tokens(text: str) -> int:
@@ -356,6 +357,10 @@ def parse_library(path: str, text: str, names: dict[str, str] | None = None) -> 
     return Library(path, name, stem, h1, library_tags, chapters, 1, len(lines), text)
 
 
+def too_large(size: int) -> str:
+    return f"skipped: larger than {MAX_MEMORY_BYTES // 1_000_000} MB ({size:,} bytes), too big to read on every query"
+
+
 @dataclass
 class _Cached:
     key: tuple[int, int]
@@ -390,14 +395,20 @@ class MemoryIndex:
                 self.problems[entry.name] = f"cannot read it: {exc.strerror or exc}"
                 continue
             seen.add(entry.path)
+            if st.st_size > MAX_MEMORY_BYTES:
+                self.problems[entry.name] = too_large(st.st_size)
+                continue
             key = (st.st_mtime_ns, st.st_size)
             cached = self._cache.get(entry.path)
             if cached is None or cached.key != key:
                 try:
                     with open(entry.path, "rb") as fh:
-                        raw = fh.read()
+                        raw = fh.read(MAX_MEMORY_BYTES + 1)
                 except OSError as exc:
                     self.problems[entry.name] = f"cannot read it: {exc.strerror or exc}"
+                    continue
+                if len(raw) > MAX_MEMORY_BYTES:  # it grew since the stat
+                    self.problems[entry.name] = too_large(len(raw))
                     continue
                 if b"\x00" in raw[:8192]:
                     self.problems[entry.name] = "binary content, not a memory file"

@@ -16,29 +16,15 @@ import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 from ..agent_tools import MEMORY_KINDS
-
-if os.name == "nt":  # pragma: no cover - exercised on Windows only
-    import msvcrt
-
-    def _lock(fd: int) -> None:
-        msvcrt.locking(fd, msvcrt.LK_LOCK, 1)
-
-    def _unlock(fd: int) -> None:
-        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
-else:
-    import fcntl
-
-    def _lock(fd: int) -> None:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-
-    def _unlock(fd: int) -> None:
-        fcntl.flock(fd, fcntl.LOCK_UN)
+from .locking import exclusive_lock
 
 KINDS = MEMORY_KINDS
 MAX_TEXT = 4000
+MAX_QUEUE_BYTES = 16_000_000  # ~1,000 proposals of the longest kind, many times over
 
 
 @dataclass
@@ -66,40 +52,72 @@ def clean_proposal(text: str, target: str = "", chapter: str = "", kind: str = "
     return Proposal(text, os.path.basename(target.strip()), chapter.strip(), kind if kind in KINDS else "note", source)
 
 
+def _proposal_from(raw: object) -> Proposal | None:
+    if not isinstance(raw, dict) or not isinstance(raw.get("text"), str):
+        return None
+    known = {k: raw[k] for k in Proposal.__dataclass_fields__ if k in raw}
+    if not all(isinstance(v, int if k == "created_ms" else str) for k, v in known.items()):
+        return None
+    return Proposal(**known)
+
+
 class ProposalQueue:
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.warning = ""  # set when a damaged queue file was set aside: tell the user where it went
+        self._stuck = False
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(str(self.path) + ".lock", os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            _lock(fd)
+        with exclusive_lock(str(self.path) + ".lock"):
             yield
-        finally:
-            with contextlib.suppress(OSError):
-                _unlock(fd)
-            os.close(fd)
 
     def _read(self) -> list[Proposal]:
+        self._stuck = False
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
+            with open(self.path, "rb") as fh:
+                raw_bytes = fh.read(MAX_QUEUE_BYTES + 1)
         except FileNotFoundError:
             return []
-        except (OSError, ValueError):
-            # A damaged queue is set aside, never silently emptied: the user can still read it.
-            with contextlib.suppress(OSError):
-                os.replace(self.path, self.path.with_suffix(f".damaged-{int(time.time())}.json"))
+        except OSError as exc:
+            self.warning = f"The proposal queue {self.path} cannot be read: {exc.strerror or exc}"
             return []
+        if len(raw_bytes) > MAX_QUEUE_BYTES:
+            return self._set_aside(f"larger than {MAX_QUEUE_BYTES // 1_000_000} MB")
+        try:
+            data = json.loads(raw_bytes.decode("utf-8"))
+        except (ValueError, RecursionError):
+            return self._set_aside("not JSON")
+        if not isinstance(data, list):
+            return self._set_aside(f"a JSON {type(data).__name__}, not a list of proposals")
         items = []
-        for raw in data if isinstance(data, list) else []:
-            if isinstance(raw, dict) and isinstance(raw.get("text"), str):
-                known = {k: raw[k] for k in Proposal.__dataclass_fields__ if k in raw}
-                items.append(Proposal(**known))
+        for raw in data:
+            proposal = _proposal_from(raw)
+            if proposal is None:
+                return self._set_aside("an entry that is not a proposal")
+            items.append(proposal)
         return items
 
+    def _set_aside(self, why: str) -> list[Proposal]:
+        """A damaged queue is kept (renamed next to it), never silently emptied or overwritten: the user can
+        still read what it held. The next write starts a fresh queue."""
+        stamp = datetime.now().strftime("%Y%m%d-%H%M%S-%f")
+        kept = self.path.with_name(f"{self.path.name}.broken-{stamp}")
+        try:
+            os.replace(self.path, kept)
+        except OSError as exc:
+            self.warning = (f"The proposal queue {self.path} is damaged ({why}) and could not be set aside: "
+                            f"{exc.strerror or exc}")
+            self._stuck = True  # never write over it
+            return []
+        self._stuck = False
+        self.warning = f"The proposal queue was damaged ({why}); it was kept as {kept} and a new queue started."
+        return []
+
     def _write(self, items: list[Proposal]) -> None:
+        if self._stuck:
+            raise OSError(self.warning)
         fd, tmp = tempfile.mkstemp(prefix=".queue-", suffix=".tmp", dir=self.path.parent)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             json.dump([asdict(p) for p in items], fh, ensure_ascii=False, indent=1)

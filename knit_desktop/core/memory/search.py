@@ -392,13 +392,17 @@ def search(libraries: list[Library], query: str, max_hits: int = DEFAULT_HITS) -
     return [Hit(c.library, c.chapter, c.entry, s) for _, s, _, _, c in ranked[:max_hits]]
 
 
-def hits_payload(hits: list[Hit], text: str, folder: str) -> dict:
+def hits_payload(hits: list[Hit], text: str, folder: str, skipped: dict[str, str] | None = None) -> dict:
     """The JSON answer the command line and the MCP tool share: the rendered text, the memory folder and each
-    hit's place (`path` is absolute, for a reader that resolves paths against another folder)."""
-    return {"text": text, "memory_dir": folder,
-            "hits": [{"location": h.location, "path": os.path.join(folder, os.path.basename(h.library.path)),
-                      "library": h.library.name, "chapter": h.chapter.title, "start_line": h.start,
-                      "end_line": h.end} for h in hits]}
+    hit's place (`path` is absolute, for a reader that resolves paths against another folder), and the memory files
+    that were not searched and why (only when there are some)."""
+    payload: dict = {"text": text, "memory_dir": folder,
+                     "hits": [{"location": h.location, "path": os.path.join(folder, os.path.basename(h.library.path)),
+                               "library": h.library.name, "chapter": h.chapter.title, "start_line": h.start,
+                               "end_line": h.end} for h in hits]}
+    if skipped:
+        payload["skipped"] = [{"file": name, "reason": reason} for name, reason in sorted(skipped.items())]
+    return payload
 
 
 def render_hits(hits: list[Hit], budget: int = DEFAULT_BUDGET, folder: str = "") -> str:

@@ -55,6 +55,11 @@ class MemoryStore:
     def libraries(self) -> list[Library]:
         return self.index.libraries()
 
+    @property
+    def skipped(self) -> dict[str, str]:
+        """Memory files the last look did not read, and why (too large, binary, unreadable)."""
+        return dict(self.index.problems)
+
     def search(self, query: str, max_hits: int = DEFAULT_HITS, budget: int = DEFAULT_BUDGET,
                folder: str = "") -> tuple[list[Hit], str]:
         """The best entries and their rendering; with `folder`, locations are absolute paths under it."""
