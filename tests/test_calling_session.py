@@ -108,7 +108,10 @@ def test_calls_in_flight_in_two_dsh_processes_are_told_apart(make_workspace, tmp
                                                                 server_cwd="/")
     assert by_arguments.log.session_id == "s-alpha"
     a.append_rows(mcp_call(a, "a2"))
-    b.append_rows(mcp_call(b, "b2"))
+    later = mcp_call(b, "b2")
+    for row in later:
+        row["time"] += 60_000  # beta's call was made after alpha's
+    b.append_rows(later)
     by_folder = CallerResolver(SessionCatalog(home)).resolve("knit_docs", arguments={}, server_cwd=str(alpha))
     assert by_folder.log.session_id == "s-alpha" and by_folder.call.call_id == "a2"
     newest = CallerResolver(SessionCatalog(home)).resolve("knit_docs", arguments={}, server_cwd="/")

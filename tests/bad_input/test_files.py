@@ -110,7 +110,8 @@ def test_a_memory_tag_comment_followed_by_spaces_parses(tmp_path):
     text = "# Prefs\n<!-- tags:" + " " * 200_000 + "\n\n## Tools\n<!-- tags: lint, ci -->" + " " * 200_000 + "\n- use ruff\n"
     library = parse_library(str(tmp_path / "prefs.md"), text)
     assert library.tags == []  # an unclosed comment is not a tag line
-    assert library.chapters[0].tags == ["lint", "ci"] and library.chapters[0].entries[0].text == "- use ruff"
+    tools = next(c for c in library.chapters if c.title == "Tools")  # the preamble is a chapter of its own
+    assert tools.tags == ["lint", "ci"] and tools.entries[0].text == "- use ruff"
     table = "## T\n|" + " " * 200_000 + "x\n| a | b |\n| --- | :-: |\n| 1 | 2 |\n"
     chapter = parse_library(str(tmp_path / "t.md"), table).chapters[0]
     assert [e.text for e in chapter.entries if e.style == "table"][-1] == "| 1 | 2 |"
