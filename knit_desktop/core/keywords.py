@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .stopwords import CN_EDGE_STOP, CN_STOP_BIGRAMS, CN_STOP_CHARS, EN_STOP
@@ -100,17 +101,51 @@ def extract_keywords(texts_newest_first: list[str], limit: int = KEYWORD_LIMIT) 
                 continue
         scored.append(Keyword(term, weighted[term] * len(term) ** 2, spans[term]))
     scored.sort(key=lambda k: (-k.weight, collation_key(k.term)))
+    return KeywordList(_de_overlap(scored, limit), scored, limit)
 
-    picked: list[Keyword] = []
+
+class KeywordList(list):
+    """The picked keywords, remembering every scored candidate so the choice can be redone against an index."""
+
+    def __init__(self, picked: list[Keyword], candidates: list[Keyword], limit: int) -> None:
+        super().__init__(picked)
+        self.candidates = candidates
+        self.limit = limit
+
+
+def _overlaps(keyword: Keyword, picked: list[Keyword]) -> bool:
+    if any(keyword.term in p.term or p.term in keyword.term for p in picked):
+        return True
+    return any(keyword.match in p.match or p.match in keyword.match for p in picked)  # `searching` after `searched`
+
+
+def _de_overlap(scored: list[Keyword], limit: int, picked: list[Keyword] | None = None) -> list[Keyword]:
+    """Greedy de-overlap: walk by score, skip a term that contains or is contained in one already picked."""
+    picked = [] if picked is None else picked
     for keyword in scored:
-        if any(keyword.term in p.term or p.term in keyword.term for p in picked):
-            continue
-        if any(keyword.match in p.match or p.match in keyword.match for p in picked):
-            continue  # `searching` after `searched`: the same word twice
-        picked.append(keyword)
         if len(picked) >= limit:
             break
+        if not _overlaps(keyword, picked):
+            picked.append(keyword)
     return picked
+
+
+def choose_keywords(keywords: list[Keyword], present: Callable[[str], bool]) -> list[Keyword]:
+    """Redo the de-overlap knowing which candidates the documents contain: present candidates are picked
+    first (by score), absent ones only fill what is left. So a CJK trigram that straddles two words and occurs
+    nowhere can no longer swallow the bigrams inside it, while a present trigram still outranks its bigrams.
+    A list without candidates (built by hand) is returned as it is; with nothing present, the choice is the
+    index-blind one (and the ranking stays in relevance mode with every score 0, as the reference does)."""
+    candidates = getattr(keywords, "candidates", None)
+    if candidates is None:
+        return keywords
+    limit = getattr(keywords, "limit", KEYWORD_LIMIT)
+    found = [k for k in candidates if present(k.match)]
+    if not found:
+        return keywords
+    picked = _de_overlap(found, limit)
+    taken = {id(k) for k in picked}
+    return _de_overlap([k for k in candidates if id(k) not in taken], limit, picked)
 
 
 def query_keywords(query: str) -> list[Keyword]:

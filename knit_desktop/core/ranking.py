@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .documents import Document
-from .keywords import Keyword
+from .keywords import Keyword, choose_keywords
 from .search_index import Pool, SearchIndex, TermPostings
 from .topic import topic_for
 
@@ -224,6 +224,8 @@ def rank(
     sort: str = "relevance",
 ) -> Ranking:
     pool = index.pool(kind)
+    if sort == "relevance" and keywords:
+        keywords = choose_keywords(keywords, lambda match: bool(pool.mask[index.postings(match).ids].any()))
     mode = "relevance" if sort == "relevance" and keywords else "time"
     if mode == "time":
         return Ranking(index, pool, mode, sort, keywords, [], np.zeros(0), pool.time_order, 0)
