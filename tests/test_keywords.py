@@ -1,6 +1,7 @@
 from knit_desktop.core.conversation import Message, conversation_window, is_substantive, task_line
 from knit_desktop.core.keywords import candidate_spans, extract_keywords, query_keywords
 from knit_desktop.core.text import collation_key
+from knit_desktop.core.workspace import RankInput, Workspace
 
 
 def terms(texts):
@@ -165,3 +166,23 @@ def test_inflected_query_words_find_their_base_form(make_workspace, now_ms):
     root = make_workspace({"retry.md": "# Upload retry\n\nA failed chunk is retried.", "other.md": "# Other\n\ntext"})
     ranking = Workspace.open(str(root)).rank(RankInput.from_query("retries fails"), now_ms=now_ms)
     assert ranking.ranked[0].doc.rel == "retry.md" and ranking.ranked[0].matched == ["retries", "fails"]
+
+
+def test_numbers_digit_led_tokens_and_capitalised_two_letter_acronyms_are_terms():
+    found = terms(["UI and CI on Qt 6 since 2010: 40M rows, a 3d view, error 404, is it OK"])
+    for term in ("ui", "ci", "qt", "2010", "40m", "3d", "404"):
+        assert term in found
+    for word in ("6", "is", "it", "ok"):
+        assert word not in found  # one digit, lowercase two-letter words and `OK` are not terms
+
+
+def test_cjk_extension_a_and_compatibility_ideographs_stay_inside_the_run():
+    # 㐀 (U+3400, Extension A) and 﨎 (U+FA0E, a compatibility ideograph) used to split the run.
+    found = [s[0] for s in candidate_spans("测㐀试 数﨎据")]
+    assert {"测㐀", "㐀试", "测㐀试", "数﨎", "﨎据", "数﨎据"} <= set(found)
+
+
+def test_a_number_finds_the_document_that_has_it(make_workspace, now_ms):
+    root = make_workspace({"a.md": ("# Limits\n\nThe default is 170 jobs.", now_ms), "b.md": ("# Other", now_ms)})
+    ranking = Workspace.open(str(root)).rank(RankInput.from_query("170"), now_ms=now_ms)
+    assert [r.doc.rel for r in ranking.hits] == ["a.md"]

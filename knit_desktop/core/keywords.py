@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .stopwords import CN_EDGE_STOP, CN_STOP_BIGRAMS, CN_STOP_CHARS, EN_STOP
-from .text import CJK_RUN, LATIN_QUERY_TOKEN, collation_key, is_latin_term
+from .text import CJK_RUN, collation_key, is_latin_term, latin_query_terms
 
 KEYWORD_LIMIT = 30
 MAX_SPANS_PER_TERM = 8
@@ -60,10 +60,9 @@ def recency_weight(index: int) -> int:
 def candidate_spans(text: str) -> list[tuple[str, int, int]]:
     """Every candidate term of one message with its position: Latin tokens first, then CJK 2- and 3-grams."""
     out: list[tuple[str, int, int]] = []
-    for match in LATIN_QUERY_TOKEN.finditer(text):
-        term = match.group(0).lower()
+    for term, start, end in latin_query_terms(text):
         if term not in EN_STOP:
-            out.append((term, match.start(), match.end()))
+            out.append((term, start, end))
     for match in CJK_RUN.finditer(text):
         run, base = match.group(0), match.start()
         if len(run) < 2:

@@ -5,23 +5,67 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-# The query side: a letter followed by 2-29 letters, digits or underscores, with no word-boundary anchors,
-# so a longer run splits into consecutive 30-character pieces.
-LATIN_QUERY_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9_]{2,29}")
-# The document side: maximal runs of the characters a query token can contain. Any occurrence of a query
-# token in lowercased text lies inside one such run, so "term is a substring of a run" reproduces the
-# reference's substring-count semantics (and covers prefix matches such as mtime -> mtimems).
-LATIN_DOC_RUN = re.compile(r"[a-z0-9_]{3,}")
-CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
+# The query side: maximal runs of letters, digits and underscores, cut into 30-character pieces. A piece is a
+# query term when it is a letter followed by 2+ more (the reference's rule), a number or digit-led token of
+# 2+ characters (`170`, `2010`, `40m`, `3d`), or a two-letter acronym written with a capital (`UI`, `Qt`).
+LATIN_QUERY_RUN = re.compile(r"[A-Za-z0-9_]+")
+LATIN_PIECE = 30
+# The document side: maximal runs of the characters a query token can contain (2+ long). Any occurrence of a
+# query term in lowercased text lies inside one such run.
+LATIN_DOC_RUN = re.compile(r"[a-z0-9_]{2,}")
+# CJK ideographs: the unified block, Extension A, the compatibility ideographs and the supplementary-plane
+# extensions, so a rare character does not split a run in two.
+CJK_CLASS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
+CJK_RUN = re.compile(f"[{CJK_CLASS}]+")
 WHITESPACE = re.compile(r"\s+")
 
 
 def is_cjk_char(ch: str) -> bool:
-    return "\u4e00" <= ch <= "\u9fff"
+    return (
+        "\u4e00" <= ch <= "\u9fff"
+        or "\u3400" <= ch <= "\u4dbf"
+        or "\uf900" <= ch <= "\ufaff"
+        or "\U00020000" <= ch <= "\U0003134f"
+    )
 
 
 def is_latin_term(term: str) -> bool:
-    return bool(term) and "a" <= term[0] <= "z"
+    """A term of the Latin tokeniser: lowercase letters, digits and `_`, starting with a letter or a digit."""
+    return bool(term) and ("a" <= term[0] <= "z" or "0" <= term[0] <= "9")
+
+
+# Two-letter words that are not acronyms even when a sentence starts with them.
+TWO_LETTER_STOP = frozenset(
+    "am an as at be by do go he if in is it me my no of oh ok on or so to up us we".split()
+)
+
+
+def _is_query_piece(piece: str, lowered: str) -> bool:
+    if piece[0].isdigit():
+        return len(piece) >= 2
+    if len(piece) >= 3:
+        return True
+    return len(piece) == 2 and not piece.islower() and lowered not in TWO_LETTER_STOP
+
+
+def latin_query_terms(text: str) -> list[tuple[str, int, int]]:
+    """The Latin query terms of a text, lowercased, with their positions (stop words are the caller's)."""
+    out: list[tuple[str, int, int]] = []
+    for match in LATIN_QUERY_RUN.finditer(text):
+        run, base = match.group(0), match.start()
+        for i in range(0, len(run), LATIN_PIECE):
+            piece = run[i : i + LATIN_PIECE]
+            if i and len(piece) < 3:
+                break  # the reference drops a short tail of a long run
+            if piece[0] == "_":
+                piece = piece.lstrip("_")
+                if not piece:
+                    continue
+            start = base + i + (len(run[i : i + LATIN_PIECE]) - len(piece))
+            lowered = piece.lower()
+            if _is_query_piece(piece, lowered):
+                out.append((lowered, start, start + len(piece)))
+    return out
 
 
 def collapse_whitespace(text: str) -> str:
@@ -59,8 +103,8 @@ def collation_key(text: str) -> tuple:
 
 
 def latin_doc_runs(lowered: str) -> list[str]:
-    """Runs of [a-z0-9_] at least 3 long that contain a letter (only those can contain a query token)."""
-    return [run for run in LATIN_DOC_RUN.findall(lowered) if not run.isdigit()]
+    """Runs of [a-z0-9_] at least 2 long (numbers included: they are query terms too)."""
+    return LATIN_DOC_RUN.findall(lowered)
 
 
 def cjk_grams(text: str) -> list[str]:
