@@ -69,8 +69,10 @@ def test_greedy_de_overlap_keeps_both_overlapping_trigrams_and_drops_contained_t
     assert terms(["项目文档"]) == ["目文档", "项目文"]
 
 
-def test_de_overlap_works_across_latin_terms():
-    assert terms(["mtimems mtime"]) == ["mtimems"]
+def test_latin_terms_overlap_only_when_they_are_the_same_word():
+    # Matched as words, `mtime` is not part of `mtimems` (the reference's substring de-overlap dropped it).
+    assert terms(["mtimems mtime"]) == ["mtimems", "mtime"]
+    assert terms(["searching searched"]) == ["searching"]
 
 
 def test_limit_of_30_terms():
@@ -134,25 +136,21 @@ def test_task_rules():
     assert len(task_line(long)) == 80
 
 
-def test_stems_are_prefixes_that_only_widen_matching():
+def test_snowball_stems_join_the_forms_of_a_word():
     from knit_desktop.core.keywords import stem
 
-    cases = {
-        "searched": "search",
-        "retries": "retr",
-        "fails": "fail",
-        "thumbnails": "thumbnail",
-        "caches": "cach",
-        "rendering": "render",
-        "process": "process",
-        "status": "status",
-        "analysis": "analysis",
-        "sync": "sync",
-        "索引": "索引",
-    }
-    for term, expected in cases.items():
-        assert stem(term) == expected
-        assert term.startswith(stem(term))
+    groups = [
+        ("searched", "searching", "search"),
+        ("retries", "retried", "retry"),
+        ("fails", "failed", "fail"),
+        ("flexibility", "flexible"),
+        ("stabilize", "stability"),
+        ("thumbnails", "thumbnail"),
+    ]
+    for group in groups:
+        assert len({stem(w) for w in group}) == 1, group
+    for word in ("索引", "x86", "mtime_ms", "ui"):
+        assert stem(word) == word
 
 
 def test_keywords_with_the_same_stem_count_once():
@@ -186,3 +184,20 @@ def test_a_number_finds_the_document_that_has_it(make_workspace, now_ms):
     root = make_workspace({"a.md": ("# Limits\n\nThe default is 170 jobs.", now_ms), "b.md": ("# Other", now_ms)})
     ranking = Workspace.open(str(root)).rank(RankInput.from_query("170"), now_ms=now_ms)
     assert [r.doc.rel for r in ranking.hits] == ["a.md"]
+
+
+def test_words_match_as_words_and_word_parts_not_as_substrings(make_workspace, now_ms):
+    root = make_workspace(
+        {
+            "camel.md": "# A\n\nthe stat has mtimeMs set",
+            "snake.md": "# B\n\nthe column mtime_ms is stored",
+            "noise.md": "# C\n\nnone of this phenomenon happens during spring around the ground wedge",
+        }
+    )
+    ws = Workspace.open(str(root))
+    assert sorted(r.doc.rel for r in ws.rank(RankInput.from_query("mtime"), now_ms=now_ms).hits) == [
+        "camel.md",
+        "snake.md",
+    ]
+    for word in ("non", "ring", "round", "edge"):
+        assert len(ws.rank(RankInput.from_query(word), now_ms=now_ms).hits) == 0, word

@@ -101,8 +101,7 @@ def build_context_pack(
     window: dict[str, dict[str, int]] = {}
     for record in hits[:PASSAGE_WINDOW]:
         passages[record.doc.rel] = best_passages(record.doc, [k for k in ranking.present if k.term in record.matched])
-        lowered = record.doc.body.lower()
-        window[record.doc.rel] = {h.term: window_tf(lowered, h.match) for h in record.hits if h.body}
+        window[record.doc.rel] = {h.term: window_tf(record.doc.body, h.match) for h in record.hits if h.body}
     max_window: dict[str, int] = {}
     for terms in window.values():
         for term, count in terms.items():

@@ -6,7 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .stopwords import CN_EDGE_STOP, CN_STOP_BIGRAMS, CN_STOP_CHARS, EN_STOP
-from .text import CJK_RUN, collation_key, is_latin_term, latin_query_terms
+from .text import CJK_RUN, collation_key, is_latin_term, latin_query_terms, match_key
+from .text import stem as stem  # re-exported: tests and tools stem the way keywords do
 
 KEYWORD_LIMIT = 30
 MAX_SPANS_PER_TERM = 8
@@ -25,32 +26,11 @@ class Keyword:
     term: str
     weight: float  # the extraction score: weighted occurrences x len(term)^2
     spans: list[Span] = field(default_factory=list)
-    match: str = ""  # what the documents are searched for: the term, or its stem for inflected English words
+    match: str = ""  # the index key the documents are searched for (text.match_key: Latin words stemmed)
 
     def __post_init__(self) -> None:
         if not self.match:
-            self.match = stem(self.term)
-
-
-MIN_STEM = 4
-
-
-def stem(term: str) -> str:
-    """Strip one common English inflection so `searched` finds `search` and `retries` finds `retried`.
-
-    The stem is always a prefix of the term, and documents are matched by substring, so stemming only adds
-    matches (conversations say "retries"/"failed" where documents say "retry"/"failure"). CJK is untouched.
-    """
-    if not is_latin_term(term) or len(term) <= MIN_STEM:
-        return term
-    for suffix in ("ies", "ing", "ed"):
-        if term.endswith(suffix) and len(term) - len(suffix) >= MIN_STEM:
-            return term[: -len(suffix)]
-    if (term.endswith("es") and term[-3] in "sxz" or term.endswith(("ches", "shes"))) and len(term) - 2 >= MIN_STEM:
-        return term[:-2]
-    if term.endswith("s") and not term.endswith(("ss", "us", "is")) and len(term) - 1 >= MIN_STEM:
-        return term[:-1]
-    return term
+            self.match = match_key(self.term)
 
 
 def recency_weight(index: int) -> int:
@@ -113,9 +93,11 @@ class KeywordList(list):
 
 
 def _overlaps(keyword: Keyword, picked: list[Keyword]) -> bool:
-    if any(keyword.term in p.term or p.term in keyword.term for p in picked):
-        return True
-    return any(keyword.match in p.match or p.match in keyword.match for p in picked)  # `searching` after `searched`
+    """CJK grams overlap by containment (a trigram swallows its bigrams). Latin terms are matched as words, so
+    they overlap only when they are the same word: `searching` after `searched`, not `time` after `mtime`."""
+    if is_latin_term(keyword.term):
+        return any(keyword.match == p.match for p in picked)
+    return any(keyword.term in p.term or p.term in keyword.term for p in picked if not is_latin_term(p.term))
 
 
 def _de_overlap(scored: list[Keyword], limit: int, picked: list[Keyword] | None = None) -> list[Keyword]:

@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import re
+import threading
+from collections.abc import Iterator
 from functools import lru_cache
+
+import Stemmer
 
 # The query side: maximal runs of letters, digits and underscores, cut into 30-character pieces. A piece is a
 # query term when it is a letter followed by 2+ more (the reference's rule), a number or digit-led token of
 # 2+ characters (`170`, `2010`, `40m`, `3d`), or a two-letter acronym written with a capital (`UI`, `Qt`).
 LATIN_QUERY_RUN = re.compile(r"[A-Za-z0-9_]+")
 LATIN_PIECE = 30
-# The document side: maximal runs of the characters a query token can contain (2+ long). Any occurrence of a
-# query term in lowercased text lies inside one such run.
-LATIN_DOC_RUN = re.compile(r"[a-z0-9_]{2,}")
+# The document side: maximal runs of letters, digits and underscores, each indexed as one word and as its
+# word-parts (camelCase, snake_case and letter/digit boundaries split: mtimeMs -> mtime, ms).
+LATIN_DOC_RUN = re.compile(r"[A-Za-z0-9_]+")
+_WORD_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 # CJK ideographs: the unified block, Extension A, the compatibility ideographs and the supplementary-plane
 # extensions, so a rare character does not split a run in two.
 CJK_CLASS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
@@ -102,9 +107,68 @@ def collation_key(text: str) -> tuple:
     return (primary, tertiary)
 
 
-def latin_doc_runs(lowered: str) -> list[str]:
-    """Runs of [a-z0-9_] at least 2 long (numbers included: they are query terms too)."""
-    return LATIN_DOC_RUN.findall(lowered)
+_STEMMERS = threading.local()  # a PyStemmer object is not to be shared between threads
+
+
+def stem(term: str) -> str:
+    """The Snowball (Porter 2) English stem of a lowercased word, so `flexibility` meets `flexible`, `retries`
+    meets `retry` and `stabilize` meets `stability`. Words with digits or underscores, and CJK, are untouched."""
+    if len(term) < 3 or not term.isascii() or not term.isalpha():
+        return term
+    stemmer = getattr(_STEMMERS, "english", None)
+    if stemmer is None:
+        stemmer = _STEMMERS.english = Stemmer.Stemmer("english")
+    return stemmer.stemWord(term)
+
+
+@lru_cache(maxsize=65536)
+def latin_key(word: str) -> str:
+    """What a Latin word is matched by: lowercased, without underscores, stemmed (the query and the documents
+    go through the same function, so `mtime_ms`, `mtimeMs` and `MTIMEMS` are one word)."""
+    return stem(word.lower().replace("_", ""))
+
+
+def match_key(term: str) -> str:
+    """The index key a query term looks up: the Latin key, or the CJK gram itself."""
+    return term if is_cjk_char(term[0]) else latin_key(term)
+
+
+def latin_words(text: str) -> Iterator[tuple[str, int]]:
+    """Every Latin word of a text as (key, start): each run once, then each of its word-parts when it has more
+    than one. Words shorter than 2 characters are not indexed (no query term is that short)."""
+    for match in LATIN_DOC_RUN.finditer(text):
+        run = match.group(0)
+        whole = latin_key(run)
+        if len(whole) >= 2:
+            yield whole, match.start()
+        parts = _WORD_PART.findall(run)
+        if len(parts) > 1:
+            base = match.start()
+            for part in _WORD_PART.finditer(run):
+                if part.end() - part.start() >= 2:
+                    key = latin_key(part.group(0))
+                    if key != whole:
+                        yield key, base + part.start()
+
+
+def latin_token_count(text: str) -> int:
+    """The length of a text in words: Latin runs plus CJK characters (a character is about a word's worth of
+    meaning, so an English page and its Chinese translation come out about the same length)."""
+    return len(LATIN_DOC_RUN.findall(text)) + sum(len(run) for run in CJK_RUN.findall(text))
+
+
+def key_positions(text: str, key: str) -> list[int]:
+    """Where `key` (a match key) occurs in `text`: word or word-part starts for Latin keys, non-overlapping
+    substring starts for CJK grams."""
+    if not key:
+        return []
+    if is_cjk_char(key[0]):
+        out, pos = [], text.find(key)
+        while pos >= 0:
+            out.append(pos)
+            pos = text.find(key, pos + len(key))
+        return out
+    return [start for k, start in latin_words(text) if k == key]
 
 
 def cjk_grams(text: str) -> list[str]:

@@ -16,6 +16,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from knit_desktop.core.conversation import Message  # noqa: E402
+from knit_desktop.core.search_index import field_sources  # noqa: E402
 from knit_desktop.core.workspace import RankInput, Workspace  # noqa: E402
 from tests.benchmarks.workspace_generator import conversations, generate  # noqa: E402
 from tests.reference_impl import order_like_the_engine, reference_raw  # noqa: E402
@@ -26,7 +27,7 @@ NOW_MS = 1_780_000_000_000
 def naive_rank(workspace: Workspace, request: RankInput) -> list[str]:
     """What ranking costs without an index: read every field and count every keyword in it, per query."""
     docs = [d for _, d in workspace.index.documents() if not d.is_media]
-    raw = reference_raw([d.field_texts() for d in docs], [(k.match, k.weight) for k in request.keywords])
+    raw = reference_raw([field_sources(d) for d in docs], [(k.term, k.weight) for k in request.keywords])
     return order_like_the_engine(docs, raw, NOW_MS)
 
 
