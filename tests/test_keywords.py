@@ -58,11 +58,18 @@ def test_latin_terms_need_one_occurrence_anywhere():
     assert "webhook" in terms(["x y z", "a b", "c d", "webhook"])
 
 
-def test_recency_weights_and_length_squared_score():
+def test_recency_weights_and_size_weights():
     keywords = {k.term: k.weight for k in extract_keywords(["alpha", "alpha beta", "beta", "gamma"])}
-    assert keywords["alpha"] == (3 + 2) * 25
-    assert keywords["beta"] == (2 + 1) * 16
-    assert keywords["gamma"] == 1 * 25
+    assert keywords["alpha"] == (3 + 2) * 9  # a Latin word weighs 9 whatever its length
+    assert keywords["beta"] == (2 + 1) * 9
+    assert keywords["gamma"] == 1 * 9
+    cjk = {k.term: k.weight for k in extract_keywords(["缓存策略"])}
+    assert cjk["缓存策"] == 3 * 9 and cjk["存策略"] == 3 * 9  # a CJK gram by its length squared
+
+
+def test_a_long_generic_word_does_not_outweigh_a_short_specific_one():
+    keywords = {k.term: k.weight for k in extract_keywords(["theoretically the layer"])}
+    assert keywords["theoretically"] == keywords["layer"]
 
 
 def test_greedy_de_overlap_keeps_both_overlapping_trigrams_and_drops_contained_terms():
@@ -92,7 +99,7 @@ def test_ties_break_like_locale_compare():
 
 
 def test_query_is_one_newest_message():
-    assert [(k.term, k.weight) for k in query_keywords("缓存 cache")] == [("cache", 3 * 25), ("缓存", 3 * 4)]
+    assert [(k.term, k.weight) for k in query_keywords("缓存 cache")] == [("cache", 3 * 9), ("缓存", 3 * 4)]
     assert query_keywords("   ") == []
 
 

@@ -33,6 +33,17 @@ class Keyword:
             self.match = match_key(self.term)
 
 
+LATIN_WORD_WEIGHT = 9
+
+
+def size_weight(term: str) -> int:
+    """How much a term's size weighs in its score: a CJK n-gram by its length squared (a trigram is a more
+    specific match than the bigrams inside it); a Latin word by a constant, the weight of a CJK trigram,
+    because IDF already tells rare words from common ones and a long word is not a better one
+    ("theoretically" would otherwise weigh 169 to "layer"'s 25)."""
+    return LATIN_WORD_WEIGHT if is_latin_term(term) else len(term) ** 2
+
+
 def recency_weight(index: int) -> int:
     return RECENCY_WEIGHTS[index] if index < len(RECENCY_WEIGHTS) else 1
 
@@ -78,8 +89,9 @@ def extract_keywords(texts_newest_first: list[str], limit: int = KEYWORD_LIMIT) 
                 continue
             if count < 2 and weighted[term] < 3:
                 continue
-        scored.append(Keyword(term, weighted[term] * len(term) ** 2, spans[term]))
-    scored.sort(key=lambda k: (-k.weight, collation_key(k.term)))
+        scored.append(Keyword(term, weighted[term] * size_weight(term), spans[term]))
+    # Equal weights: the longer term first (a Latin word's length no longer weighs, but still orders the pick).
+    scored.sort(key=lambda k: (-k.weight, -len(k.term), collation_key(k.term)))
     return KeywordList(_de_overlap(scored, limit), scored, limit)
 
 
