@@ -7,11 +7,9 @@ from __future__ import annotations
 import math
 import re
 
+from knit_desktop.core.ranking import FIELD_B, K1
+from knit_desktop.core.ranking import FIELD_WEIGHTS as FIELD_W
 from knit_desktop.core.text import latin_key
-
-K1 = 1.2
-FIELD_B = (0.3, 0.5, 0.75)
-FIELD_W = (4, 2, 1)
 
 
 def substring_count(term: str, text: str) -> int:
