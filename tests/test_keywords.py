@@ -207,4 +207,5 @@ def test_words_match_as_words_and_word_parts_not_as_substrings(make_workspace, n
         "snake.md",
     ]
     for word in ("non", "ring", "round", "edge"):
-        assert len(ws.rank(RankInput.from_query(word), now_ms=now_ms).hits) == 0, word
+        hits = ws.rank(RankInput.from_query(word), now_ms=now_ms).hits
+        assert all(h.fuzzy for r in hits for h in r.hits), word  # `round` ~ `ground` is a labelled near-miss

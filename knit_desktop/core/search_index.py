@@ -118,6 +118,8 @@ class SearchIndex:
         self._term_version = -1
         self._pools: dict[str, Pool] = {}
         self._pools_version = -1
+        self._wildcards: dict[str, list[str]] = {}  # CJK gram with one character as "?" -> grams (fuzzy layer)
+        self._wildcards_upto = 0
 
     # --- building ------------------------------------------------------------------------------------
 
@@ -244,6 +246,18 @@ class SearchIndex:
             self._term_cache.clear()
         self._term_cache[term] = result
         return result
+
+    def cjk_wildcard(self, pattern: str) -> list[str]:
+        """CJK grams of the vocabulary matching `pattern`, a gram with one character replaced by `?`."""
+        tokens = self.tokens
+        if self._wildcards_upto < len(tokens):
+            wild = self._wildcards
+            for token in tokens[self._wildcards_upto :]:
+                if is_cjk_char(token[0]):
+                    for i in range(len(token)):
+                        wild.setdefault(token[:i] + "?" + token[i + 1 :], []).append(token)
+            self._wildcards_upto = len(tokens)
+        return self._wildcards.get(pattern, [])
 
     def term_frequencies(self, term: str, mask: np.ndarray) -> dict[int, tuple[int, int, int]]:
         """Per pool document: occurrences of the query term `term` in title, summary and body (for tests and

@@ -17,7 +17,7 @@ LATIN_PIECE = 30
 # The document side: maximal runs of letters, digits and underscores, each indexed as one word and as its
 # word-parts (camelCase, snake_case and letter/digit boundaries split: mtimeMs -> mtime, ms).
 LATIN_DOC_RUN = re.compile(r"[A-Za-z0-9_]+")
-_WORD_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+WORD_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 # CJK ideographs: the unified block, Extension A, the compatibility ideographs and the supplementary-plane
 # extensions, so a rare character does not split a run in two.
 CJK_CLASS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
@@ -141,10 +141,10 @@ def latin_words(text: str) -> Iterator[tuple[str, int]]:
         whole = latin_key(run)
         if len(whole) >= 2:
             yield whole, match.start()
-        parts = _WORD_PART.findall(run)
+        parts = WORD_PART.findall(run)
         if len(parts) > 1:
             base = match.start()
-            for part in _WORD_PART.finditer(run):
+            for part in WORD_PART.finditer(run):
                 if part.end() - part.start() >= 2:
                     key = latin_key(part.group(0))
                     if key != whole:
