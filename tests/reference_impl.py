@@ -45,7 +45,13 @@ def length(text: str) -> int:
     return len(_RUN.findall(text)) + len(_CJK.findall(text))
 
 
-def reference_raw(fields_per_doc: list[tuple[str, str, str]], keywords: list[tuple[str, float]]) -> list[float]:
+def reference_raw(
+    fields_per_doc: list[tuple[str, str, str]], keywords: list[tuple[str, float]], count=None, length=None
+) -> list[float]:
+    """BM25F by direct counting; `count`/`length` default to words (as the engine), or pass
+    `substring_count`/`len` over lowercased fields for the reference plugin's own scan."""
+    count = count or globals()["count"]
+    length = length or globals()["length"]
     n = len(fields_per_doc)
     avg = [sum(length(f[i]) for f in fields_per_doc) / n for i in range(3)]
     max_w = max(w for _, w in keywords)

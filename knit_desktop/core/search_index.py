@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .documents import DOC_KINDS, MEDIA_KINDS, Document
-from .text import cjk_grams, is_cjk_char, latin_token_count, latin_words, match_key
+from .text import LATIN_DOC_RUN, cjk_grams, is_cjk_char, latin_token_count, match_key, run_keys
 
 TF_MAX = 65535  # per field and vocabulary entry; ranking caps tf at 20 anyway
 POOL_KINDS = {"doc": frozenset(DOC_KINDS), "media": frozenset(MEDIA_KINDS), "all": frozenset(DOC_KINDS + MEDIA_KINDS)}
@@ -27,7 +27,10 @@ TERM_CACHE_LIMIT = 512
 
 def field_tokens(text: str) -> Counter:
     """Index keys of one field (original case: camelCase boundaries need it) with their counts."""
-    tokens = Counter(key for key, _ in latin_words(text))
+    tokens: Counter = Counter()
+    for run, n in Counter(LATIN_DOC_RUN.findall(text)).items():  # each distinct run split once
+        for key, _ in run_keys(run):
+            tokens[key] += n
     tokens.update(cjk_grams(text))
     return tokens
 

@@ -133,22 +133,30 @@ def match_key(term: str) -> str:
     return term if is_cjk_char(term[0]) else latin_key(term)
 
 
+@lru_cache(maxsize=262144)
+def run_keys(run: str) -> tuple[tuple[str, int], ...]:
+    """The keys of one Latin run with their offsets in it: the whole run, then each of its word-parts when it
+    has more than one. Keys shorter than 2 characters are not indexed (no query term is that short)."""
+    whole = latin_key(run)
+    out = [(whole, 0)] if len(whole) >= 2 else []
+    if run.isalpha() and (run.islower() or run[1:].islower()):
+        return tuple(out)  # one plain word (`cache`, `Cache`): no parts
+    parts = list(WORD_PART.finditer(run))
+    if len(parts) > 1:
+        for part in parts:
+            if part.end() - part.start() >= 2:
+                key = latin_key(part.group(0))
+                if key != whole:
+                    out.append((key, part.start()))
+    return tuple(out)
+
+
 def latin_words(text: str) -> Iterator[tuple[str, int]]:
-    """Every Latin word of a text as (key, start): each run once, then each of its word-parts when it has more
-    than one. Words shorter than 2 characters are not indexed (no query term is that short)."""
+    """Every Latin word of a text as (key, start): each run once, then each of its word-parts."""
     for match in LATIN_DOC_RUN.finditer(text):
-        run = match.group(0)
-        whole = latin_key(run)
-        if len(whole) >= 2:
-            yield whole, match.start()
-        parts = WORD_PART.findall(run)
-        if len(parts) > 1:
-            base = match.start()
-            for part in WORD_PART.finditer(run):
-                if part.end() - part.start() >= 2:
-                    key = latin_key(part.group(0))
-                    if key != whole:
-                        yield key, base + part.start()
+        base = match.start()
+        for key, offset in run_keys(match.group(0)):
+            yield key, base + offset
 
 
 def latin_token_count(text: str) -> int:
