@@ -52,3 +52,11 @@ def test_short_and_present_words_are_left_alone(make_workspace, now_ms):
     root = make_workspace({"a.md": "# Sync\n\nsync engine", "b.md": "# Other\n\nunrelated"})
     ranking = Workspace.open(str(root)).rank(RankInput.from_query("synk"), now_ms=now_ms)
     assert len(ranking.hits) == 0 and ranking.fuzzy_labels == []  # under 5 letters: no guess
+
+
+def test_the_context_pack_never_calls_a_near_miss_direct(make_workspace, now_ms):
+    root = make_workspace({"attach.md": "# Attachment cache\n\nThe attachment cache.", "b.md": "# Other\n\ntext"})
+    pack = Workspace.open(str(root)).context(RankInput.from_query("attachmnet cahce"), now_ms=now_ms)
+    (item,) = pack.primary
+    assert item.reason.code == "titleMatch"
+    assert item.reason.terms == ("fuzzy: attachment ← attachmnet", "fuzzy: cache ← cahce")
