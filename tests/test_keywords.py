@@ -209,3 +209,10 @@ def test_words_match_as_words_and_word_parts_not_as_substrings(make_workspace, n
     for word in ("non", "ring", "round", "edge"):
         hits = ws.rank(RankInput.from_query(word), now_ms=now_ms).hits
         assert all(h.fuzzy for r in hits for h in r.hits), word  # `round` ~ `ground` is a labelled near-miss
+
+
+def test_everyday_words_starting_or_ending_with_former_edge_characters_are_keywords():
+    # 进入 / 时间 / 功能 / 输出 / 用户: the reference's edge list dropped them as fragments.
+    found = terms(["进入 时间 功能 输出 用户"])
+    assert {"进入", "时间", "功能", "输出", "用户"} <= set(found)
+    assert "的设" not in terms(["索引的设计"])  # true function words still cut fragments
