@@ -143,8 +143,29 @@ def test_task_rules():
     assert len(task_line(long)) == 80
 
 
-def test_snowball_stems_join_the_forms_of_a_word():
+def test_stems_are_prefixes_that_only_widen_matching():
     from knit_desktop.core.keywords import stem
+
+    cases = {
+        "searched": "search",
+        "retries": "retr",
+        "fails": "fail",
+        "thumbnails": "thumbnail",
+        "caches": "cach",
+        "rendering": "render",
+        "process": "process",
+        "status": "status",
+        "analysis": "analysis",
+        "sync": "sync",
+        "索引": "索引",
+    }
+    for term, expected in cases.items():
+        assert stem(term) == expected
+        assert term.startswith(stem(term))
+
+
+def test_snowball_stems_join_the_forms_of_a_word():
+    from knit_desktop.core.text import snowball_stem as stem
 
     groups = [
         ("searched", "searching", "search"),

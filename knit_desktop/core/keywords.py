@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 
 from .stopwords import CN_EDGE_STOP, CN_STOP_BIGRAMS, CN_STOP_CHARS, EN_STOP
 from .text import CJK_RUN, collation_key, is_latin_term, latin_query_terms, match_key
-from .text import stem as stem  # re-exported: tests and tools stem the way keywords do
 
 KEYWORD_LIMIT = 30
 MAX_SPANS_PER_TERM = 8
@@ -42,6 +41,28 @@ def size_weight(term: str) -> int:
     because IDF already tells rare words from common ones and a long word is not a better one
     ("theoretically" would otherwise weigh 169 to "layer"'s 25)."""
     return LATIN_WORD_WEIGHT if is_latin_term(term) else len(term) ** 2
+
+
+MIN_STEM = 4
+
+
+def stem(term: str) -> str:
+    """Strip one common English inflection; the stem is always a prefix of the term (`searched` -> `search`,
+    `retries` -> `retr`).
+
+    The ranking no longer matches with it (documents are matched by words through `text.latin_key`, Snowball
+    stems); it stays for callers that match by prefix, such as memory search. CJK is untouched.
+    """
+    if not is_latin_term(term) or len(term) <= MIN_STEM:
+        return term
+    for suffix in ("ies", "ing", "ed"):
+        if term.endswith(suffix) and len(term) - len(suffix) >= MIN_STEM:
+            return term[: -len(suffix)]
+    if (term.endswith("es") and term[-3] in "sxz" or term.endswith(("ches", "shes"))) and len(term) - 2 >= MIN_STEM:
+        return term[:-2]
+    if term.endswith("s") and not term.endswith(("ss", "us", "is")) and len(term) - 1 >= MIN_STEM:
+        return term[:-1]
+    return term
 
 
 def recency_weight(index: int) -> int:

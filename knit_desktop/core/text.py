@@ -110,7 +110,7 @@ def collation_key(text: str) -> tuple:
 _STEMMERS = threading.local()  # a PyStemmer object is not to be shared between threads
 
 
-def stem(term: str) -> str:
+def snowball_stem(term: str) -> str:
     """The Snowball (Porter 2) English stem of a lowercased word, so `flexibility` meets `flexible`, `retries`
     meets `retry` and `stabilize` meets `stability`. Words with digits or underscores, and CJK, are untouched."""
     if len(term) < 3 or not term.isascii() or not term.isalpha():
@@ -125,7 +125,7 @@ def stem(term: str) -> str:
 def latin_key(word: str) -> str:
     """What a Latin word is matched by: lowercased, without underscores, stemmed (the query and the documents
     go through the same function, so `mtime_ms`, `mtimeMs` and `MTIMEMS` are one word)."""
-    return stem(word.lower().replace("_", ""))
+    return snowball_stem(word.lower().replace("_", ""))
 
 
 def match_key(term: str) -> str:
