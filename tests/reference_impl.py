@@ -1,16 +1,18 @@
-"""A direct, slow transcription of the reference scoring (knit-engine.md §4): substring counting on the text
-itself, no index. Tests compare the indexed engine with it; it is never used by the product."""
+"""A direct, slow transcription of the scoring (knit-engine.md §4 with the word matching README describes):
+words and word-parts counted on the text itself, no index. Tests compare the indexed engine with it; it is
+never used by the product. The naive baseline keeps the reference's substring counting, frozen."""
 
 from __future__ import annotations
 
 import math
+import re
 
-K1 = 1.2
-FIELD_B = (0.3, 0.5, 0.75)
-FIELD_W = (4, 2, 1)
+from knit_desktop.core.ranking import FIELD_B, K1
+from knit_desktop.core.ranking import FIELD_WEIGHTS as FIELD_W
+from knit_desktop.core.text import latin_key
 
 
-def count(term: str, text: str) -> int:
+def substring_count(term: str, text: str) -> int:
     n, pos = 0, text.find(term)
     while pos >= 0:
         n += 1
@@ -18,9 +20,40 @@ def count(term: str, text: str) -> int:
     return n
 
 
-def reference_raw(fields_per_doc: list[tuple[str, str, str]], keywords: list[tuple[str, float]]) -> list[float]:
+_RUN = re.compile(r"[A-Za-z0-9_]+")
+_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+
+def count(term: str, text: str) -> int:
+    """Occurrences of a query term in a field as written: a CJK gram as a substring; a Latin term as a word
+    (the whole run) or as one of the run's camelCase / snake_case / digit parts, compared after stemming."""
+    if _CJK.match(term):
+        return substring_count(term, text)
+    key = latin_key(term)
+    n = 0
+    for run in _RUN.findall(text):
+        whole = latin_key(run)
+        n += whole == key and len(whole) >= 2
+        parts = _PART.findall(run)
+        if len(parts) > 1:
+            n += sum(1 for p in parts if len(p) >= 2 and latin_key(p) == key != whole)
+    return n
+
+
+def length(text: str) -> int:
+    return len(_RUN.findall(text)) + len(_CJK.findall(text))
+
+
+def reference_raw(
+    fields_per_doc: list[tuple[str, str, str]], keywords: list[tuple[str, float]], count=None, length=None
+) -> list[float]:
+    """BM25F by direct counting; `count`/`length` default to words (as the engine), or pass
+    `substring_count`/`len` over lowercased fields for the reference plugin's own scan."""
+    count = count or globals()["count"]
+    length = length or globals()["length"]
     n = len(fields_per_doc)
-    avg = [sum(len(f[i]) for f in fields_per_doc) / n for i in range(3)]
+    avg = [sum(length(f[i]) for f in fields_per_doc) / n for i in range(3)]
     max_w = max(w for _, w in keywords)
     raw = [0.0] * n
     for term, weight in keywords:
@@ -35,7 +68,7 @@ def reference_raw(fields_per_doc: list[tuple[str, str, str]], keywords: list[tup
             for i in range(3):
                 if t[i]:
                     tf = min(t[i], 20)
-                    norm = len(fields_per_doc[d][i]) / avg[i] if avg[i] > 0 else 0
+                    norm = length(fields_per_doc[d][i]) / avg[i] if avg[i] > 0 else 0
                     s += FIELD_W[i] * tf * (K1 + 1) / (tf + K1 * (1 - FIELD_B[i] + FIELD_B[i] * norm))
             raw[d] += qw * idf * s
     return raw
@@ -44,7 +77,10 @@ def reference_raw(fields_per_doc: list[tuple[str, str, str]], keywords: list[tup
 def naive_weighted_hits(fields_per_doc: list[tuple[str, str, str]], keywords: list[tuple[str, float]]) -> list[float]:
     """The frozen legacy baseline (reference §4.1): weighted hit counting, no IDF, no length normalisation."""
     return [
-        sum(w * (4 * min(count(t, f[0]), 6) + 2 * min(count(t, f[1]), 6) + min(count(t, f[2]), 6)) for t, w in keywords)
+        sum(
+            w * (4 * min(substring_count(t, f[0]), 6) + 2 * min(substring_count(t, f[1]), 6) + min(substring_count(t, f[2]), 6))
+            for t, w in keywords
+        )
         for f in fields_per_doc
     ]
 

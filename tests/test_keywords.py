@@ -1,6 +1,7 @@
 from knit_desktop.core.conversation import Message, conversation_window, is_substantive, task_line
 from knit_desktop.core.keywords import candidate_spans, extract_keywords, query_keywords
 from knit_desktop.core.text import collation_key
+from knit_desktop.core.workspace import RankInput, Workspace
 
 
 def terms(texts):
@@ -57,19 +58,28 @@ def test_latin_terms_need_one_occurrence_anywhere():
     assert "webhook" in terms(["x y z", "a b", "c d", "webhook"])
 
 
-def test_recency_weights_and_length_squared_score():
+def test_recency_weights_and_size_weights():
     keywords = {k.term: k.weight for k in extract_keywords(["alpha", "alpha beta", "beta", "gamma"])}
-    assert keywords["alpha"] == (3 + 2) * 25
-    assert keywords["beta"] == (2 + 1) * 16
-    assert keywords["gamma"] == 1 * 25
+    assert keywords["alpha"] == (3 + 2) * 9  # a Latin word weighs 9 whatever its length
+    assert keywords["beta"] == (2 + 1) * 9
+    assert keywords["gamma"] == 1 * 9
+    cjk = {k.term: k.weight for k in extract_keywords(["缓存策略"])}
+    assert cjk["缓存策"] == 3 * 9 and cjk["存策略"] == 3 * 9  # a CJK gram by its length squared
+
+
+def test_a_long_generic_word_does_not_outweigh_a_short_specific_one():
+    keywords = {k.term: k.weight for k in extract_keywords(["theoretically the layer"])}
+    assert keywords["theoretically"] == keywords["layer"]
 
 
 def test_greedy_de_overlap_keeps_both_overlapping_trigrams_and_drops_contained_terms():
     assert terms(["项目文档"]) == ["目文档", "项目文"]
 
 
-def test_de_overlap_works_across_latin_terms():
-    assert terms(["mtimems mtime"]) == ["mtimems"]
+def test_latin_terms_overlap_only_when_they_are_the_same_word():
+    # Matched as words, `mtime` is not part of `mtimems` (the reference's substring de-overlap dropped it).
+    assert terms(["mtimems mtime"]) == ["mtimems", "mtime"]
+    assert terms(["searching searched"]) == ["searching"]
 
 
 def test_limit_of_30_terms():
@@ -89,7 +99,7 @@ def test_ties_break_like_locale_compare():
 
 
 def test_query_is_one_newest_message():
-    assert [(k.term, k.weight) for k in query_keywords("缓存 cache")] == [("cache", 3 * 25), ("缓存", 3 * 4)]
+    assert [(k.term, k.weight) for k in query_keywords("缓存 cache")] == [("cache", 3 * 9), ("缓存", 3 * 4)]
     assert query_keywords("   ") == []
 
 
@@ -154,6 +164,23 @@ def test_stems_are_prefixes_that_only_widen_matching():
         assert term.startswith(stem(term))
 
 
+def test_snowball_stems_join_the_forms_of_a_word():
+    from knit_desktop.core.text import snowball_stem as stem
+
+    groups = [
+        ("searched", "searching", "search"),
+        ("retries", "retried", "retry"),
+        ("fails", "failed", "fail"),
+        ("flexibility", "flexible"),
+        ("stabilize", "stability"),
+        ("thumbnails", "thumbnail"),
+    ]
+    for group in groups:
+        assert len({stem(w) for w in group}) == 1, group
+    for word in ("索引", "x86", "mtime_ms", "ui"):
+        assert stem(word) == word
+
+
 def test_keywords_with_the_same_stem_count_once():
     picked = [(k.term, k.match) for k in extract_keywords(["searched searching"])]
     assert picked == [("searching", "search")]
@@ -165,3 +192,48 @@ def test_inflected_query_words_find_their_base_form(make_workspace, now_ms):
     root = make_workspace({"retry.md": "# Upload retry\n\nA failed chunk is retried.", "other.md": "# Other\n\ntext"})
     ranking = Workspace.open(str(root)).rank(RankInput.from_query("retries fails"), now_ms=now_ms)
     assert ranking.ranked[0].doc.rel == "retry.md" and ranking.ranked[0].matched == ["retries", "fails"]
+
+
+def test_numbers_digit_led_tokens_and_capitalised_two_letter_acronyms_are_terms():
+    found = terms(["UI and CI on Qt 6 since 2010: 40M rows, a 3d view, error 404, is it OK"])
+    for term in ("ui", "ci", "qt", "2010", "40m", "3d", "404"):
+        assert term in found
+    for word in ("6", "is", "it", "ok"):
+        assert word not in found  # one digit, lowercase two-letter words and `OK` are not terms
+
+
+def test_cjk_extension_a_and_compatibility_ideographs_stay_inside_the_run():
+    # 㐀 (U+3400, Extension A) and 﨎 (U+FA0E, a compatibility ideograph) used to split the run.
+    found = [s[0] for s in candidate_spans("测㐀试 数﨎据")]
+    assert {"测㐀", "㐀试", "测㐀试", "数﨎", "﨎据", "数﨎据"} <= set(found)
+
+
+def test_a_number_finds_the_document_that_has_it(make_workspace, now_ms):
+    root = make_workspace({"a.md": ("# Limits\n\nThe default is 170 jobs.", now_ms), "b.md": ("# Other", now_ms)})
+    ranking = Workspace.open(str(root)).rank(RankInput.from_query("170"), now_ms=now_ms)
+    assert [r.doc.rel for r in ranking.hits] == ["a.md"]
+
+
+def test_words_match_as_words_and_word_parts_not_as_substrings(make_workspace, now_ms):
+    root = make_workspace(
+        {
+            "camel.md": "# A\n\nthe stat has mtimeMs set",
+            "snake.md": "# B\n\nthe column mtime_ms is stored",
+            "noise.md": "# C\n\nnone of this phenomenon happens during spring around the ground wedge",
+        }
+    )
+    ws = Workspace.open(str(root))
+    assert sorted(r.doc.rel for r in ws.rank(RankInput.from_query("mtime"), now_ms=now_ms).hits) == [
+        "camel.md",
+        "snake.md",
+    ]
+    for word in ("non", "ring", "round", "edge"):
+        hits = ws.rank(RankInput.from_query(word), now_ms=now_ms).hits
+        assert all(h.fuzzy for r in hits for h in r.hits), word  # `round` ~ `ground` is a labelled near-miss
+
+
+def test_everyday_words_starting_or_ending_with_former_edge_characters_are_keywords():
+    # 进入 / 时间 / 功能 / 输出 / 用户: the reference's edge list dropped them as fragments.
+    found = terms(["进入 时间 功能 输出 用户"])
+    assert {"进入", "时间", "功能", "输出", "用户"} <= set(found)
+    assert "的设" not in terms(["索引的设计"])  # true function words still cut fragments

@@ -1,6 +1,7 @@
 from knit_desktop.core.documents import Document
 from knit_desktop.core.keywords import query_keywords
 from knit_desktop.core.passages import best_passages, chunk_document, snippet_for, window_tf
+from knit_desktop.core.text import match_key
 
 
 def md(body):
@@ -61,11 +62,11 @@ def test_pdf_passages_cite_page_and_line_within_page():
 
 def test_snippet_centres_on_the_first_term():
     text = "a " * 200 + "needle here " + "b " * 200
-    snippet = snippet_for(text, ["needle"])
+    snippet = snippet_for(text, [match_key("needle")])
     assert snippet.startswith("…") and snippet.endswith("…") and "needle" in snippet[:60]
     assert len(snippet) <= 202
 
 
 def test_window_tf_counts_the_densest_stretch():
     body = "cache " + "x" * 2000 + " cache cache cache"
-    assert window_tf(body, "cache") == 3
+    assert window_tf(body, match_key("cache")) == 3

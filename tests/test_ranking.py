@@ -66,3 +66,21 @@ def test_idf_beats_a_readme_full_of_the_project_name(make_workspace, now_ms):
     )
     ranking = Workspace.open(str(root)).rank(RankInput.from_query("lumen attachment eviction"), now_ms=now_ms)
     assert ranking.ranked[0].doc.rel == "docs/eviction.md"
+
+
+def test_an_absent_cjk_trigram_never_swallows_the_present_bigrams_inside_it(make_workspace, now_ms):
+    # 文档排 and 档排序 straddle two words and occur nowhere; index-blind, they outweigh and suppress 文档 / 排序.
+    root = make_workspace(
+        {"sort.md": ("# 排序规则\n\n文档按相关度排序。", now_ms - DAY), "other.md": ("# 其他\n\n无关内容。", now_ms)}
+    )
+    request = RankInput.from_query("文档排序")
+    assert {k.term for k in request.keywords} == {"文档排", "档排序"}  # the extraction alone, as the reference
+    ranking = Workspace.open(str(root)).rank(request, now_ms=now_ms)
+    assert {k.term for k in ranking.present} == {"文档", "排序"}
+    assert [r.doc.rel for r in ranking.hits] == ["sort.md"]
+
+
+def test_a_present_trigram_still_outranks_its_bigrams(make_workspace, now_ms):
+    root = make_workspace({"a.md": ("# 项目文档\n\n项目文档的目录。", now_ms)})
+    ranking = Workspace.open(str(root)).rank(RankInput.from_query("项目文档"), now_ms=now_ms)
+    assert {k.term for k in ranking.present} == {"项目文", "目文档"}

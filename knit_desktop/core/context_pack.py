@@ -75,7 +75,8 @@ def explain(record: RankedDoc, link: str | None = None) -> Reason:
         fields = sum(1 for f in ("title", "summary", "body") if any(getattr(h, f) for h in record.hits))
         if record.doc.is_media:
             return Reason("filenameMatch", names, fields, term)
-        return Reason("direct" if len(names) >= 2 else "titleMatch", names, fields, term)
+        real = sum(1 for h in record.hits if not h.fuzzy)  # near-misses never make a match "direct"
+        return Reason("direct" if real >= 2 else "titleMatch", names, fields, term)
     if any(h.summary for h in record.hits):
         fields = sum(1 for f in ("summary", "body") if any(getattr(h, f) for h in record.hits))
         return Reason("summaryMatch", names, fields, names[0])
@@ -101,8 +102,7 @@ def build_context_pack(
     window: dict[str, dict[str, int]] = {}
     for record in hits[:PASSAGE_WINDOW]:
         passages[record.doc.rel] = best_passages(record.doc, [k for k in ranking.present if k.term in record.matched])
-        lowered = record.doc.body.lower()
-        window[record.doc.rel] = {h.term: window_tf(lowered, h.match) for h in record.hits if h.body}
+        window[record.doc.rel] = {h.term: window_tf(record.doc.body, h.match) for h in record.hits if h.body}
     max_window: dict[str, int] = {}
     for terms in window.values():
         for term, count in terms.items():

@@ -29,7 +29,7 @@ from .scan import FileStatus
 from .search_index import SearchIndex
 
 SCHEMA_VERSION = 1
-SNAPSHOT_FORMAT = 4
+SNAPSHOT_FORMAT = 6
 # Snapshot lists are marshalled in slices: one marshal call holds the GIL throughout, and a 20,000-document list
 # in one call would freeze the window (which shares the GIL with the indexer thread) for 30-80 ms.
 SNAPSHOT_SLICE = 2000

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .stopwords import CN_EDGE_STOP, CN_STOP_BIGRAMS, CN_STOP_CHARS, EN_STOP
-from .text import CJK_RUN, LATIN_QUERY_TOKEN, collation_key, is_latin_term
+from .text import CJK_RUN, collation_key, is_latin_term, latin_query_terms, match_key
 
 KEYWORD_LIMIT = 30
 MAX_SPANS_PER_TERM = 8
@@ -24,21 +25,33 @@ class Keyword:
     term: str
     weight: float  # the extraction score: weighted occurrences x len(term)^2
     spans: list[Span] = field(default_factory=list)
-    match: str = ""  # what the documents are searched for: the term, or its stem for inflected English words
+    match: str = ""  # the index key the documents are searched for (text.match_key: Latin words stemmed)
 
     def __post_init__(self) -> None:
         if not self.match:
-            self.match = stem(self.term)
+            self.match = match_key(self.term)
+
+
+LATIN_WORD_WEIGHT = 9
+
+
+def size_weight(term: str) -> int:
+    """How much a term's size weighs in its score: a CJK n-gram by its length squared (a trigram is a more
+    specific match than the bigrams inside it); a Latin word by a constant, the weight of a CJK trigram,
+    because IDF already tells rare words from common ones and a long word is not a better one
+    ("theoretically" would otherwise weigh 169 to "layer"'s 25)."""
+    return LATIN_WORD_WEIGHT if is_latin_term(term) else len(term) ** 2
 
 
 MIN_STEM = 4
 
 
 def stem(term: str) -> str:
-    """Strip one common English inflection so `searched` finds `search` and `retries` finds `retried`.
+    """Strip one common English inflection; the stem is always a prefix of the term (`searched` -> `search`,
+    `retries` -> `retr`).
 
-    The stem is always a prefix of the term, and documents are matched by substring, so stemming only adds
-    matches (conversations say "retries"/"failed" where documents say "retry"/"failure"). CJK is untouched.
+    The ranking no longer matches with it (documents are matched by words through `text.latin_key`, Snowball
+    stems); it stays for callers that match by prefix, such as memory search. CJK is untouched.
     """
     if not is_latin_term(term) or len(term) <= MIN_STEM:
         return term
@@ -59,10 +72,9 @@ def recency_weight(index: int) -> int:
 def candidate_spans(text: str) -> list[tuple[str, int, int]]:
     """Every candidate term of one message with its position: Latin tokens first, then CJK 2- and 3-grams."""
     out: list[tuple[str, int, int]] = []
-    for match in LATIN_QUERY_TOKEN.finditer(text):
-        term = match.group(0).lower()
+    for term, start, end in latin_query_terms(text):
         if term not in EN_STOP:
-            out.append((term, match.start(), match.end()))
+            out.append((term, start, end))
     for match in CJK_RUN.finditer(text):
         run, base = match.group(0), match.start()
         if len(run) < 2:
@@ -98,19 +110,56 @@ def extract_keywords(texts_newest_first: list[str], limit: int = KEYWORD_LIMIT) 
                 continue
             if count < 2 and weighted[term] < 3:
                 continue
-        scored.append(Keyword(term, weighted[term] * len(term) ** 2, spans[term]))
-    scored.sort(key=lambda k: (-k.weight, collation_key(k.term)))
+        scored.append(Keyword(term, weighted[term] * size_weight(term), spans[term]))
+    # Equal weights: the longer term first (a Latin word's length no longer weighs, but still orders the pick).
+    scored.sort(key=lambda k: (-k.weight, -len(k.term), collation_key(k.term)))
+    return KeywordList(_de_overlap(scored, limit), scored, limit)
 
-    picked: list[Keyword] = []
+
+class KeywordList(list):
+    """The picked keywords, remembering every scored candidate so the choice can be redone against an index."""
+
+    def __init__(self, picked: list[Keyword], candidates: list[Keyword], limit: int) -> None:
+        super().__init__(picked)
+        self.candidates = candidates
+        self.limit = limit
+
+
+def _overlaps(keyword: Keyword, picked: list[Keyword]) -> bool:
+    """CJK grams overlap by containment (a trigram swallows its bigrams). Latin terms are matched as words, so
+    they overlap only when they are the same word: `searching` after `searched`, not `time` after `mtime`."""
+    if is_latin_term(keyword.term):
+        return any(keyword.match == p.match for p in picked)
+    return any(keyword.term in p.term or p.term in keyword.term for p in picked if not is_latin_term(p.term))
+
+
+def _de_overlap(scored: list[Keyword], limit: int, picked: list[Keyword] | None = None) -> list[Keyword]:
+    """Greedy de-overlap: walk by score, skip a term that contains or is contained in one already picked."""
+    picked = [] if picked is None else picked
     for keyword in scored:
-        if any(keyword.term in p.term or p.term in keyword.term for p in picked):
-            continue
-        if any(keyword.match in p.match or p.match in keyword.match for p in picked):
-            continue  # `searching` after `searched`: the same word twice
-        picked.append(keyword)
         if len(picked) >= limit:
             break
+        if not _overlaps(keyword, picked):
+            picked.append(keyword)
     return picked
+
+
+def choose_keywords(keywords: list[Keyword], present: Callable[[str], bool]) -> list[Keyword]:
+    """Redo the de-overlap knowing which candidates the documents contain: present candidates are picked
+    first (by score), absent ones only fill what is left. So a CJK trigram that straddles two words and occurs
+    nowhere can no longer swallow the bigrams inside it, while a present trigram still outranks its bigrams.
+    A list without candidates (built by hand) is returned as it is; with nothing present, the choice is the
+    index-blind one (and the ranking stays in relevance mode with every score 0, as the reference does)."""
+    candidates = getattr(keywords, "candidates", None)
+    if candidates is None:
+        return keywords
+    limit = getattr(keywords, "limit", KEYWORD_LIMIT)
+    found = [k for k in candidates if present(k.match)]
+    if not found:
+        return keywords
+    picked = _de_overlap(found, limit)
+    taken = {id(k) for k in picked}
+    return _de_overlap([k for k in candidates if id(k) not in taken], limit, picked)
 
 
 def query_keywords(query: str) -> list[Keyword]:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from .documents import Document
 from .keywords import Keyword
-from .text import collapse_whitespace, count_occurrences
+from .text import collapse_whitespace, key_positions
 
 PASSAGE_CHARS = 1200
 MIN_PASSAGE_CHARS = 300
@@ -174,9 +174,9 @@ def _page(doc: Document, offset: int) -> int | None:
 
 
 def snippet_for(text: str, terms: list[str]) -> str:
+    """A window of the passage around the first occurrence of any of `terms` (match keys)."""
     tidy = collapse_whitespace(text)
-    lowered = tidy.lower()
-    positions = [p for p in (lowered.find(t) for t in terms) if p >= 0]
+    positions = [found[0] for found in (key_positions(tidy, t) for t in terms) if found]
     first = min(positions) if positions else 0
     start = max(0, first - SNIPPET_LEAD)
     end = min(len(tidy), start + SNIPPET_CHARS)
@@ -191,14 +191,14 @@ def best_passages(doc: Document, keywords: list[Keyword], limit: int = PASSAGES_
     chunks = chunk_document(doc)
     if not chunks or not keywords:
         return []
-    texts = [doc.body[s:e].lower() for s, e in chunks]
+    texts = [doc.body[s:e] for s, e in chunks]
     n = len(texts)
     avg = sum(len(t) for t in texts) / n
     max_weight = max(k.weight for k in keywords)
     scores = [0.0] * n
     hit_terms: list[list[str]] = [[] for _ in range(n)]
     for keyword in keywords:
-        counts = [count_occurrences(keyword.match, t) for t in texts]
+        counts = [len(key_positions(t, keyword.match)) for t in texts]
         df = sum(1 for c in counts if c)
         if not df:
             continue
@@ -226,13 +226,9 @@ def best_passages(doc: Document, keywords: list[Keyword], limit: int = PASSAGES_
     return out
 
 
-def window_tf(body_lower: str, term: str, window: int = PASSAGE_CHARS) -> int:
-    """The most occurrences of `term` inside any `window`-character stretch of the body."""
-    positions = []
-    pos = body_lower.find(term)
-    while pos >= 0:
-        positions.append(pos)
-        pos = body_lower.find(term, pos + len(term))
+def window_tf(body: str, term: str, window: int = PASSAGE_CHARS) -> int:
+    """The most occurrences of `term` (a match key) inside any `window`-character stretch of the body."""
+    positions = key_positions(body, term)
     best = 0
     lo = 0
     for hi, p in enumerate(positions):

@@ -1,9 +1,9 @@
 """An in-memory inverted index over document fields, so a query never re-reads or re-scans text.
 
-Document text is cut into the only units a query term can match: runs of [a-z0-9_] (Latin query terms are
-3-30 of those characters, so every occurrence lies inside one run) and CJK 2/3-grams (CJK query terms are
-exactly those). A Latin term matches every run that contains it, so `mtime` finds `mtimems` and `lastmtime`
-as the reference's substring counting does; runs are found through a trigram index over the vocabulary.
+Document text is cut into the units a query term matches: Latin words (runs of letters, digits and `_`) and
+their word-parts (camelCase / snake_case / digit boundaries, so `mtime` finds `mtimeMs` and `mtime_ms` but
+not `lastmtime`), keyed by `text.latin_key` (lowercased, stemmed), and CJK 2/3-grams (CJK query terms are
+exactly those). A trigram index over the Latin keys serves the fuzzy layer's near-miss search.
 
 Postings are appended as documents arrive (so each list is sorted by document id) and turned into NumPy
 arrays per query term, which is what lets a 10,000-document ranking take milliseconds.
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .documents import DOC_KINDS, MEDIA_KINDS, Document
-from .text import cjk_grams, is_cjk_char, latin_doc_runs
+from .text import LATIN_DOC_RUN, cjk_grams, is_cjk_char, latin_token_count, match_key, run_keys
 
 TF_MAX = 65535  # per field and vocabulary entry; ranking caps tf at 20 anyway
 POOL_KINDS = {"doc": frozenset(DOC_KINDS), "media": frozenset(MEDIA_KINDS), "all": frozenset(DOC_KINDS + MEDIA_KINDS)}
@@ -26,9 +26,20 @@ TERM_CACHE_LIMIT = 512
 
 
 def field_tokens(text: str) -> Counter:
-    tokens = Counter(latin_doc_runs(text))
+    """Index keys of one field (original case: camelCase boundaries need it) with their counts."""
+    tokens: Counter = Counter()
+    for run, n in Counter(LATIN_DOC_RUN.findall(text)).items():  # each distinct run split once
+        for key, _ in run_keys(run):
+            tokens[key] += n
     tokens.update(cjk_grams(text))
     return tokens
+
+
+def field_sources(doc: Document) -> tuple[str, str, str]:
+    """The title, summary and body as written (media: the file name), which the index cuts into keys."""
+    if doc.is_media:
+        return (doc.name, "", "")
+    return (doc.title, doc.summary, doc.body)
 
 
 @dataclass(frozen=True)
@@ -106,12 +117,12 @@ class SearchIndex:
         self.post_tfs: list[tuple[array, array, array]] = []  # uint16 counts in title, summary, body
         self.trigrams: dict[str, list[int]] = {}
         self.version = 0
-        self._resolve_cache: dict[str, list[tuple[int, int]]] = {}
-        self._resolve_version = -1
         self._term_cache: dict[str, TermPostings] = {}
         self._term_version = -1
         self._pools: dict[str, Pool] = {}
         self._pools_version = -1
+        self._wildcards: dict[str, list[str]] = {}  # CJK gram with one character as "?" -> grams (fuzzy layer)
+        self._wildcards_upto = 0
 
     # --- building ------------------------------------------------------------------------------------
 
@@ -125,8 +136,8 @@ class SearchIndex:
         doc_id = len(self.docs)
         self.docs.append(doc)
         self.by_rel[doc.rel] = doc_id
-        texts = doc.field_texts()
-        self.lengths.append((len(texts[0]), len(texts[1]), len(texts[2])))
+        texts = field_sources(doc)
+        self.lengths.append((latin_token_count(texts[0]), latin_token_count(texts[1]), latin_token_count(texts[2])))
         counts = [field_tokens(t) if t else Counter() for t in texts]
         for token in set(counts[0]) | set(counts[1]) | set(counts[2]):
             tid = self.vocab.get(token)
@@ -201,36 +212,9 @@ class SearchIndex:
     # --- term lookup ---------------------------------------------------------------------------------
 
     def resolve(self, term: str) -> list[tuple[int, int]]:
-        """Vocabulary entries containing `term`, each with how many times it occurs in that entry."""
-        if self._resolve_version != len(self.tokens):
-            self._resolve_cache.clear()
-            self._resolve_version = len(self.tokens)
-        cached = self._resolve_cache.get(term)
-        if cached is not None:
-            return cached
-        if is_cjk_char(term[0]) or len(term) < 3:
-            tid = self.vocab.get(term)
-            found = [] if tid is None else [(tid, 1)]
-        else:
-            found = self._resolve_latin(term)
-        self._resolve_cache[term] = found
-        return found
-
-    def _resolve_latin(self, term: str) -> list[tuple[int, int]]:
-        best: list[int] | None = None
-        for i in range(len(term) - 2):
-            ids = self.trigrams.get(term[i : i + 3])
-            if ids is None:
-                return []
-            if best is None or len(ids) < len(best):
-                best = ids
-        tokens = self.tokens
-        found = []
-        for tid in best or ():
-            token = tokens[tid]
-            if term in token:
-                found.append((tid, token.count(term)))
-        return found
+        """The vocabulary entry of a match key (a list of at most one (token id, multiplicity) pair)."""
+        tid = self.vocab.get(term)
+        return [] if tid is None else [(tid, 1)]
 
     def postings(self, term: str) -> TermPostings:
         """All documents containing `term` (live or removed; pools mask the removed ones)."""
@@ -266,9 +250,22 @@ class SearchIndex:
         self._term_cache[term] = result
         return result
 
+    def cjk_wildcard(self, pattern: str) -> list[str]:
+        """CJK grams of the vocabulary matching `pattern`, a gram with one character replaced by `?`."""
+        tokens = self.tokens
+        if self._wildcards_upto < len(tokens):
+            wild = self._wildcards
+            for token in tokens[self._wildcards_upto :]:
+                if is_cjk_char(token[0]):
+                    for i in range(len(token)):
+                        wild.setdefault(token[:i] + "?" + token[i + 1 :], []).append(token)
+            self._wildcards_upto = len(tokens)
+        return self._wildcards.get(pattern, [])
+
     def term_frequencies(self, term: str, mask: np.ndarray) -> dict[int, tuple[int, int, int]]:
-        """Per pool document: occurrences of `term` in title, summary and body (for tests and tools)."""
-        p = self.postings(term).within(mask)
+        """Per pool document: occurrences of the query term `term` in title, summary and body (for tests and
+        tools)."""
+        p = self.postings(match_key(term)).within(mask)
         return {int(d): (int(t), int(s), int(b)) for d, t, s, b in zip(p.ids, p.title, p.summary, p.body)}
 
     def contains_text(self, needle: str, pool: Pool) -> bool:
@@ -286,12 +283,8 @@ class SearchIndex:
                     return False
             if len(needle) <= 3:
                 return True
-        elif (
-            len(needle) >= 3
-            and all(ch.isascii() and (ch.isalnum() or ch == "_") for ch in needle)
-            and any(ch.isalpha() for ch in needle)
-        ):
-            return bool(pool.mask[self.postings(needle).ids].any())
+        elif len(needle) >= 2 and all(ch.isascii() and (ch.isalnum() or ch == "_") for ch in needle):
+            return bool(pool.mask[self.postings(match_key(needle)).ids].any())
         ids = candidates if candidates is not None else pool.members
         for d in ids:
             doc = self.docs[int(d)]

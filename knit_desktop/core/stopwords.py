@@ -14,10 +14,15 @@ CN_STOP_BIGRAMS = frozenset(
 )
 
 # Cross-word fragments: a CJK candidate starting or ending with one of these is dropped. Deliberately narrower
-# than CN_STOP_CHARS (对 starts real words such as 对比, 对话, 对象).
+# than CN_STOP_CHARS (对 starts real words such as 对比, 对话, 对象). The reference's list also held 出 入 时 话 会 用
+# 能, which begin or end everyday words (输出, 进入, 时间, 会话, 对话, 用户, 功能); Knit leaves them out, because
+# the index-aware choice and IDF now deal with the fragments they made (README, "How the ranking works").
+REFERENCE_ONLY_EDGE = frozenset(["出", "入", "时", "话", "会", "用", "能"])
 CN_EDGE_STOP = frozenset(
     ["的", "了", "是", "在", "和", "与", "就", "都", "也", "很", "把", "被", "让", "给", "从", "到", "为", "以", "及", "或", "但", "而", "之", "于", "并", "等", "着", "过", "呢", "吗", "吧", "啊", "哦", "嗯", "呀", "么", "些", "嘛", "啦", "我", "你", "他", "她", "它", "们", "这", "那", "有", "没", "会", "能", "要", "不", "说", "做", "用", "好", "多", "少", "来", "去", "出", "入", "时", "话", "个"]
 )
+
+CN_EDGE_STOP = CN_EDGE_STOP - REFERENCE_ONLY_EDGE
 
 # Acknowledgements that never make a message the task line.
 TASK_ACK = frozenset(

@@ -3,25 +3,74 @@
 from __future__ import annotations
 
 import re
+import threading
+from collections.abc import Iterator
 from functools import lru_cache
 
-# The query side: a letter followed by 2-29 letters, digits or underscores, with no word-boundary anchors,
-# so a longer run splits into consecutive 30-character pieces.
-LATIN_QUERY_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9_]{2,29}")
-# The document side: maximal runs of the characters a query token can contain. Any occurrence of a query
-# token in lowercased text lies inside one such run, so "term is a substring of a run" reproduces the
-# reference's substring-count semantics (and covers prefix matches such as mtime -> mtimems).
-LATIN_DOC_RUN = re.compile(r"[a-z0-9_]{3,}")
-CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
+import Stemmer
+
+# The query side: maximal runs of letters, digits and underscores, cut into 30-character pieces. A piece is a
+# query term when it is a letter followed by 2+ more (the reference's rule), a number or digit-led token of
+# 2+ characters (`170`, `2010`, `40m`, `3d`), or a two-letter acronym written with a capital (`UI`, `Qt`).
+LATIN_QUERY_RUN = re.compile(r"[A-Za-z0-9_]+")
+LATIN_PIECE = 30
+# The document side: maximal runs of letters, digits and underscores, each indexed as one word and as its
+# word-parts (camelCase, snake_case and letter/digit boundaries split: mtimeMs -> mtime, ms).
+LATIN_DOC_RUN = re.compile(r"[A-Za-z0-9_]+")
+WORD_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+# CJK ideographs: the unified block, Extension A, the compatibility ideographs and the supplementary-plane
+# extensions, so a rare character does not split a run in two.
+CJK_CLASS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
+CJK_RUN = re.compile(f"[{CJK_CLASS}]+")
 WHITESPACE = re.compile(r"\s+")
 
 
 def is_cjk_char(ch: str) -> bool:
-    return "\u4e00" <= ch <= "\u9fff"
+    return (
+        "\u4e00" <= ch <= "\u9fff"
+        or "\u3400" <= ch <= "\u4dbf"
+        or "\uf900" <= ch <= "\ufaff"
+        or "\U00020000" <= ch <= "\U0003134f"
+    )
 
 
 def is_latin_term(term: str) -> bool:
-    return bool(term) and "a" <= term[0] <= "z"
+    """A term of the Latin tokeniser: lowercase letters, digits and `_`, starting with a letter or a digit."""
+    return bool(term) and ("a" <= term[0] <= "z" or "0" <= term[0] <= "9")
+
+
+# Two-letter words that are not acronyms even when a sentence starts with them.
+TWO_LETTER_STOP = frozenset(
+    "am an as at be by do go he if in is it me my no of oh ok on or so to up us we".split()
+)
+
+
+def _is_query_piece(piece: str, lowered: str) -> bool:
+    if piece[0].isdigit():
+        return len(piece) >= 2
+    if len(piece) >= 3:
+        return True
+    return len(piece) == 2 and not piece.islower() and lowered not in TWO_LETTER_STOP
+
+
+def latin_query_terms(text: str) -> list[tuple[str, int, int]]:
+    """The Latin query terms of a text, lowercased, with their positions (stop words are the caller's)."""
+    out: list[tuple[str, int, int]] = []
+    for match in LATIN_QUERY_RUN.finditer(text):
+        run, base = match.group(0), match.start()
+        for i in range(0, len(run), LATIN_PIECE):
+            piece = run[i : i + LATIN_PIECE]
+            if i and len(piece) < 3:
+                break  # the reference drops a short tail of a long run
+            if piece[0] == "_":
+                piece = piece.lstrip("_")
+                if not piece:
+                    continue
+            start = base + i + (len(run[i : i + LATIN_PIECE]) - len(piece))
+            lowered = piece.lower()
+            if _is_query_piece(piece, lowered):
+                out.append((lowered, start, start + len(piece)))
+    return out
 
 
 def collapse_whitespace(text: str) -> str:
@@ -58,9 +107,76 @@ def collation_key(text: str) -> tuple:
     return (primary, tertiary)
 
 
-def latin_doc_runs(lowered: str) -> list[str]:
-    """Runs of [a-z0-9_] at least 3 long that contain a letter (only those can contain a query token)."""
-    return [run for run in LATIN_DOC_RUN.findall(lowered) if not run.isdigit()]
+_STEMMERS = threading.local()  # a PyStemmer object is not to be shared between threads
+
+
+def snowball_stem(term: str) -> str:
+    """The Snowball (Porter 2) English stem of a lowercased word, so `flexibility` meets `flexible`, `retries`
+    meets `retry` and `stabilize` meets `stability`. Words with digits or underscores, and CJK, are untouched."""
+    if len(term) < 3 or not term.isascii() or not term.isalpha():
+        return term
+    stemmer = getattr(_STEMMERS, "english", None)
+    if stemmer is None:
+        stemmer = _STEMMERS.english = Stemmer.Stemmer("english")
+    return stemmer.stemWord(term)
+
+
+@lru_cache(maxsize=65536)
+def latin_key(word: str) -> str:
+    """What a Latin word is matched by: lowercased, without underscores, stemmed (the query and the documents
+    go through the same function, so `mtime_ms`, `mtimeMs` and `MTIMEMS` are one word)."""
+    return snowball_stem(word.lower().replace("_", ""))
+
+
+def match_key(term: str) -> str:
+    """The index key a query term looks up: the Latin key, or the CJK gram itself."""
+    return term if is_cjk_char(term[0]) else latin_key(term)
+
+
+@lru_cache(maxsize=262144)
+def run_keys(run: str) -> tuple[tuple[str, int], ...]:
+    """The keys of one Latin run with their offsets in it: the whole run, then each of its word-parts when it
+    has more than one. Keys shorter than 2 characters are not indexed (no query term is that short)."""
+    whole = latin_key(run)
+    out = [(whole, 0)] if len(whole) >= 2 else []
+    if run.isalpha() and (run.islower() or run[1:].islower()):
+        return tuple(out)  # one plain word (`cache`, `Cache`): no parts
+    parts = list(WORD_PART.finditer(run))
+    if len(parts) > 1:
+        for part in parts:
+            if part.end() - part.start() >= 2:
+                key = latin_key(part.group(0))
+                if key != whole:
+                    out.append((key, part.start()))
+    return tuple(out)
+
+
+def latin_words(text: str) -> Iterator[tuple[str, int]]:
+    """Every Latin word of a text as (key, start): each run once, then each of its word-parts."""
+    for match in LATIN_DOC_RUN.finditer(text):
+        base = match.start()
+        for key, offset in run_keys(match.group(0)):
+            yield key, base + offset
+
+
+def latin_token_count(text: str) -> int:
+    """The length of a text in words: Latin runs plus CJK characters (a character is about a word's worth of
+    meaning, so an English page and its Chinese translation come out about the same length)."""
+    return len(LATIN_DOC_RUN.findall(text)) + sum(len(run) for run in CJK_RUN.findall(text))
+
+
+def key_positions(text: str, key: str) -> list[int]:
+    """Where `key` (a match key) occurs in `text`: word or word-part starts for Latin keys, non-overlapping
+    substring starts for CJK grams."""
+    if not key:
+        return []
+    if is_cjk_char(key[0]):
+        out, pos = [], text.find(key)
+        while pos >= 0:
+            out.append(pos)
+            pos = text.find(key, pos + len(key))
+        return out
+    return [start for k, start in latin_words(text) if k == key]
 
 
 def cjk_grams(text: str) -> list[str]:

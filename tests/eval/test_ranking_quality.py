@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from knit_desktop.core.conversation import Message
+from knit_desktop.core.keywords import size_weight
 from knit_desktop.core.workspace import RankInput, Workspace
 
 from ..reference_impl import naive_weighted_hits, order_like_the_engine
@@ -19,9 +20,15 @@ def request_for(case: dict) -> RankInput:
     return RankInput.from_messages([Message(m["role"], m["text"]) for m in case["messages"]])
 
 
+def reference_weight(keyword) -> float:
+    """The keyword's score as the reference computes it (weighted occurrences x length squared), so the naive
+    baseline stays frozen while the engine's own weights change."""
+    return keyword.weight / size_weight(keyword.term) * len(keyword.term) ** 2
+
+
 def naive_order(ws: Workspace, request: RankInput) -> list[str]:
     docs = [d for _, d in ws.index.documents() if not d.is_media]
-    raw = naive_weighted_hits([d.field_texts() for d in docs], [(k.term, k.weight) for k in request.keywords])
+    raw = naive_weighted_hits([d.field_texts() for d in docs], [(k.term, reference_weight(k)) for k in request.keywords])
     return order_like_the_engine(docs, raw, EVAL_NOW_MS)
 
 
