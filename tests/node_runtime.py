@@ -16,8 +16,8 @@ import subprocess
 import uuid
 from pathlib import Path
 
-MINIMUM = (20, 12)
-PINNED = "20.20.2"  # the Node the DSH packages are tested with here
+MINIMUM = (20, 12)  # DSH's config and schema packages
+PINNED = "20.20.2"  # the Node they are tested with here
 _ARCH = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64"}
 
 
@@ -35,18 +35,18 @@ def node_version(node: str) -> tuple[int, ...]:
     return tuple(int(x) for x in m.groups()) if m else ()
 
 
-def node_binary() -> tuple[str | None, str]:
-    """(path to a node >= MINIMUM, '') or (None, why not)."""
+def node_binary(minimum: tuple[int, int] = MINIMUM, pinned: str = PINNED) -> tuple[str | None, str]:
+    """(path to a node >= minimum, '') or (None, why not): the system's, else `pinned` from the npm registry."""
     system = shutil.which("node")
-    if system and node_version(system)[:2] >= MINIMUM:
+    if system and node_version(system)[:2] >= minimum:
         return system, ""
     npm = shutil.which("npm")
     arch = _ARCH.get(platform.machine().lower())
     if npm is None or arch is None:
         found = ".".join(map(str, node_version(system))) if system else "none"
-        return None, f"DSH's packages need Node >= 20.12 (found: {found}) and npm to install one"
+        return None, f"DSH's packages need Node >= {minimum[0]}.{minimum[1]} (found: {found}) and npm to install one"
     package = f"node-linux-{arch}"
-    target = _cache_root() / f"node-{PINNED}-{arch}"
+    target = _cache_root() / f"node-{pinned}-{arch}"
     binary = target / "node_modules" / package / "bin" / "node"
     if not binary.exists():
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -55,9 +55,9 @@ def node_binary() -> tuple[str | None, str]:
         try:
             done = subprocess.run(
                 [npm, "install", "--prefix", str(staging), "--ignore-scripts", "--no-audit", "--no-fund",
-                 "--loglevel=error", f"{package}@{PINNED}"], capture_output=True, text=True, timeout=900)
+                 "--loglevel=error", f"{package}@{pinned}"], capture_output=True, text=True, timeout=900)
             if done.returncode != 0:
-                return None, f"installing {package}@{PINNED} with npm failed: {done.stderr[-500:]}"
+                return None, f"installing {package}@{pinned} with npm failed: {done.stderr[-500:]}"
             try:
                 os.rename(staging, target)
             except OSError:
@@ -65,7 +65,7 @@ def node_binary() -> tuple[str | None, str]:
                     raise
         finally:
             shutil.rmtree(staging, ignore_errors=True)
-    if node_version(str(binary))[:2] < MINIMUM:
+    if node_version(str(binary))[:2] < minimum:
         return None, f"{binary} does not run"
     return str(binary), ""
 
@@ -79,11 +79,15 @@ def unavailable(reason: str) -> None:
     pytest.skip(reason)
 
 
-def npm_project(source: Path, name: str, npm_args: list[str], ready: str = "node_modules") -> Path:
+def npm_project(source: Path, name: str, npm_args: list[str], node: str, ready: str = "node_modules") -> Path:
     """`source`'s package.json and package-lock.json installed with `npm <npm_args>` into the tests' cache, once per
     content of those two files: built in a private staging dir, then renamed into place, so two test processes
     never see a half-installed tree (the loser of the rename discards its copy). `ready` is the path, inside the
-    install, whose presence means it is complete."""
+    install, whose presence means it is complete.
+
+    npm runs under `node`, the Node the packages will run on: npm silently skips optional dependencies whose
+    `engines` the running Node does not meet (sharp's prebuilt binaries need Node 20 and are skipped under
+    Debian's 18, and DSH then fails to load its attachment plugin)."""
     import pytest
 
     files = ("package.json", "package-lock.json")
@@ -98,8 +102,10 @@ def npm_project(source: Path, name: str, npm_args: list[str], ready: str = "node
     try:
         for f in files:
             shutil.copy2(source / f, staging / f)
-        done = subprocess.run(["npm", *npm_args, "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"],
-                              cwd=staging, capture_output=True, text=True, timeout=900)
+        npm = os.path.realpath(shutil.which("npm") or "npm")  # npm-cli.js, run under `node` below
+        env = {**os.environ, "PATH": os.path.dirname(node) + os.pathsep + os.environ.get("PATH", "")}
+        done = subprocess.run([node, npm, *npm_args, "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"],
+                              cwd=staging, capture_output=True, text=True, timeout=900, env=env)
         if done.returncode != 0:
             pytest.fail(f"npm {npm_args[0]} failed in {staging}:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}")
         try:

@@ -43,7 +43,7 @@ def dsh_check():
     node, why = node_binary()
     if node is None:
         unavailable(why + " (apt install nodejs npm)")
-    installed = npm_project(NODE_DIR, "dsh-node", ["ci"])
+    installed = npm_project(NODE_DIR, "dsh-node", ["ci"], node)
     # ESM resolves packages from the script's own folder, so the script runs from inside the install.
     source = (NODE_DIR / "check.mjs").read_bytes()
     script = installed / f"check-{hashlib.sha256(source).hexdigest()[:12]}.mjs"

