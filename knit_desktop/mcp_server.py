@@ -13,6 +13,7 @@ whose first indexing ran out of its time budget goes on indexing there between c
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import shlex
 import sys
@@ -50,11 +51,17 @@ class ToolHost:
         self._factory = factory
         self._tools: AgentTools | None = None
         self._background: Future | None = None
+        self._indexing_pending = False
+        self._closing = False
         # Warm up (import the engine, open nothing) once the handshake is done: importing on this thread while
         # the event loop answers `initialize` would only slow both down (one GIL).
-        self._warm = threading.Timer(WARM_UP_AFTER_S, lambda: self.executor.submit(self._get))
+        self._warm = threading.Timer(WARM_UP_AFTER_S, self._warm_up)
         self._warm.daemon = True
         self._warm.start()
+
+    def _warm_up(self) -> None:
+        with contextlib.suppress(RuntimeError):  # the executor already shut down: the server is ending
+            self.executor.submit(self._get)
 
     def _get(self) -> AgentTools:
         if self._tools is None:
@@ -62,7 +69,12 @@ class ToolHost:
         return self._tools
 
     def _run(self, name: str, arguments: object):
-        return self._get().call(name, arguments)
+        tools = self._get()
+        try:
+            return tools.call(name, arguments)
+        finally:
+            # Read here, on the worker that owns the open workspaces, never from the event loop's thread.
+            self._indexing_pending = tools.docs.indexing_pending()
 
     async def call(self, name: str, arguments: object):
         loop = asyncio.get_running_loop()
@@ -74,8 +86,7 @@ class ToolHost:
     def _schedule_indexing(self) -> None:
         if self._background is not None and not self._background.done():
             return
-        tools = self._tools
-        if tools is not None and tools.docs.indexing_pending():
+        if self._indexing_pending and not self._closing:
             self._background = self.executor.submit(self._index_slice)
 
     def _index_slice(self) -> None:
@@ -84,7 +95,8 @@ class ToolHost:
             more = self._tools.docs.continue_indexing(INDEXING_SLICE_S)
         except Exception:  # indexing is retried on the next call; a background error must not kill the thread
             return
-        if more:
+        self._indexing_pending = more
+        if more and not self._closing:
             self._background = self.executor.submit(self._index_slice)
 
     def close(self) -> None:
@@ -92,9 +104,10 @@ class ToolHost:
             if self._tools is not None:
                 self._tools.close()
 
-        self._background = None
+        self._closing = True
         self._warm.cancel()
-        self.executor.submit(shut).result(timeout=30)
+        with contextlib.suppress(Exception):  # a worker stuck in a long refresh: the process is ending anyway
+            self.executor.submit(shut).result(timeout=30)
         self.executor.shutdown(wait=False, cancel_futures=True)
 
 

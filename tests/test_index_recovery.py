@@ -117,3 +117,52 @@ def test_an_index_that_cannot_be_written_is_read_not_deleted(indexed, monkeypatc
     assert "notes/new.md" in ws.index.by_rel  # current in memory
     ws.close()
     assert db.read_bytes() == before
+
+
+def test_a_write_that_fails_is_redone_on_the_next_look(make_workspace, monkeypatch):
+    """A batch whose commit fails (a full disk) must not leave memory believing the rows were written."""
+    from knit_desktop.core.index_store import IndexStore
+
+    root = make_workspace({"a.md": "# A\n\nalpha\n"})
+    ws = Workspace.open_persistent(str(root))
+    (root / "b.md").write_text("# B\n\nsatellite orbit\n")
+    real = IndexStore.transaction
+    calls = {"n": 0}
+
+    def full_disk(self):
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise sqlite3.OperationalError("database or disk is full")
+        return real(self)
+
+    monkeypatch.setattr(IndexStore, "transaction", full_disk)
+    with pytest.raises(sqlite3.OperationalError):
+        ws.refresh()
+    assert "b.md" not in ws.index.by_rel
+    ws.refresh()
+    assert "b.md" in ws.index.by_rel
+    ws.close()
+    again = Workspace.open_persistent(str(root))
+    assert again.index.get("b.md").body.strip().endswith("satellite orbit")
+    again.close()
+
+
+def test_an_immutable_index_file_is_read_not_written(indexed):
+    """As root, permission bits do not stop a write; an immutable file does (chattr +i), as a foreign file would."""
+    import shutil as _shutil
+
+    root, db = indexed
+    if os.geteuid() != 0 or _shutil.which("chattr") is None:
+        pytest.skip("needs root and chattr")
+    before = db.read_bytes()
+    (root / "notes" / "late.md").write_text("# Late\n\nsatellite orbit again\n")
+    if subprocess.run(["chattr", "+i", str(db)], capture_output=True).returncode != 0:
+        pytest.skip("this file system has no immutable flag")
+    try:
+        out = run_cli("rank", "--workspace", str(root), "--query", "satellite orbit again", "--json", "--now", str(NOW))
+        assert out.returncode == 0, out.stderr
+        assert "cannot be written" in out.stderr
+        assert json.loads(out.stdout)["results"][0]["rel"] == "notes/late.md"
+    finally:
+        subprocess.run(["chattr", "-i", str(db)])
+    assert db.read_bytes() == before

@@ -62,6 +62,12 @@ def _cwd() -> str:
         return ""
 
 
+def _depth_of_match(here: str, cwd: str) -> int:
+    """How closely a session's folder holds the server's: the longer the matching folder, the better (a DSH in
+    `project/sub` beats one in `project`); -1 when it does not hold it at all."""
+    return len(os.path.realpath(cwd)) if here and inside(here, cwd) else -1
+
+
 def inside(path: str, root: str) -> bool:
     if not path or not root:
         return False
@@ -87,7 +93,7 @@ class CallerResolver:
             log.update()
         open_calls = [
             ((call.arguments_equal(arguments) if arguments is not None else False,
-              bool(here) and inside(here, log.cwd), call.time_ms, log.updated_ms, call.seq), log, call)
+              _depth_of_match(here, log.cwd), call.time_ms, log.updated_ms, call.seq), log, call)
             for log in recent
             for call in log.open_calls.values()
             if tool_matches(call.name, tool)

@@ -135,6 +135,7 @@ class SessionLog:
     last_seq: int = -1  # the newest event's seq: where a pack handed out now sits in the session
     message_count: int = 0  # every message read so far, including those no longer kept in `messages`
     open_calls: dict[str, ToolCall] = field(default_factory=dict)  # by call id, oldest first
+    skipped_events: int = 0  # events whose shape could not be read
     _calls: dict[str, tuple[str, int]] = field(default_factory=dict)
     _reader: LogReader | None = None
 
@@ -194,7 +195,11 @@ class SessionLog:
                 self.last_seq = max(self.last_seq, seq)
             if isinstance(seq, int) and seq < self.seed_length:
                 return  # inherited from the parent session
-            message = self._apply(kind, event, seq if isinstance(seq, int) else -1)
+            try:
+                message = self._apply(kind, event, seq if isinstance(seq, int) else -1)
+            except (TypeError, ValueError, AttributeError, KeyError):
+                self.skipped_events += 1  # one malformed event costs that event, never the session
+                return
             if message is not None:
                 self.message_count += 1
                 new.append(message)
@@ -276,13 +281,16 @@ class SessionLog:
         message = data.get("message")
         if not isinstance(message, dict):
             return
-        blocks = [b for b in message.get("content") or [] if isinstance(b, dict) and b.get("type") == "tool-result"]
+        content = message.get("content")
+        blocks = [b for b in content if isinstance(b, dict) and b.get("type") == "tool-result"] \
+            if isinstance(content, list) else []
         source = message.get("source") if isinstance(message.get("source"), dict) else {}
         call_id = message.get("toolCallId") or source.get("callId") or next(
             (b.get("toolCallId") for b in blocks if b.get("toolCallId")), None
         )
-        if isinstance(call_id, str):
-            self.open_calls.pop(call_id, None)
+        if not isinstance(call_id, str):
+            return
+        self.open_calls.pop(call_id, None)
         if call_id not in self._calls:
             return
         failed = message.get("isError") is True or any(b.get("isError") is True for b in blocks) or bool(data.get("error"))

@@ -125,6 +125,10 @@ class IndexStore:
         try:
             self.db = self._connect()
             ok = self._schema_ok()
+            if ok and not self._writable():
+                self.read_only = True  # a file SQLite opened but may not write (another user's, immutable)
+                self.notice = f"the index {self.path} cannot be written; changes are kept in memory only"
+                return
         except sqlite3.OperationalError as exc:
             if is_damage(exc):
                 ok = None
@@ -153,6 +157,23 @@ class IndexStore:
             db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")
         return db
+
+    def _writable(self) -> bool:
+        """Whether writes would reach the file: a real (rolled back) write, since SQLite opens a file it may not
+        write without complaint and only refuses at the first page written."""
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                self.db.execute("UPDATE meta SET value = value WHERE key = 'root'")
+            finally:
+                self.db.execute("ROLLBACK")
+        except sqlite3.OperationalError as exc:
+            if "readonly" in str(exc) or "read-only" in str(exc):
+                return False
+            if "locked" in str(exc) or "busy" in str(exc):
+                return True  # another writer: writable, just not now
+            raise
+        return True
 
     def _open_read_only(self) -> bool:
         """Open an existing index we may not write (another user's, a read-only disk); False if there is none."""
@@ -197,8 +218,13 @@ class IndexStore:
                 shutil.rmtree(broken)
             else:
                 broken.unlink(missing_ok=True)
-        with contextlib.suppress(FileNotFoundError):
+        try:
             os.replace(self.path, broken)
+        except FileNotFoundError:
+            pass
+        except OSError as exc:  # an unwritable cache: report it as the database error it is
+            raise sqlite3.DatabaseError(f"the index {self.path} is damaged ({why}) and cannot be moved aside: "
+                                        f"{exc.strerror or exc}") from None
         for suffix in ("-wal", "-shm"):
             Path(str(self.path) + suffix).unlink(missing_ok=True)
         self.notice = f"the index was damaged ({why}); it was set aside as {broken.name} and rebuilt"

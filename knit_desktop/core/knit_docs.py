@@ -83,8 +83,14 @@ class KnitDocs:
         if ws is None:
             ws = open_workspace(real, self.budget_s)
             settle_heap()  # the server lives on: keep full collections from walking the index on every call
-        elif ws.refresh(budget_s=self.budget_s).changes:
-            settle_heap()
+        else:
+            try:
+                changed = ws.refresh(budget_s=self.budget_s).changes
+            except Exception:
+                ws.close()  # reopened from scratch on the next call
+                raise
+            if changed:
+                settle_heap()
         self._open[real] = ws
         while len(self._open) > OPEN_WORKSPACES:
             self._open.popitem(last=False)[1].close()
@@ -176,8 +182,9 @@ def where_line(root: str, resolved: Resolved) -> str:
 
 
 def open_workspace(root: str, budget_s: float | None) -> Workspace:
-    """The workspace on its persistent index; in memory only if the index cannot be opened at all."""
+    """The workspace on its persistent index; in memory only if the index cannot be opened at all (an unwritable
+    cache, a database that cannot even be moved aside)."""
     try:
         return Workspace.open_persistent(root, budget_s=budget_s)
-    except sqlite3.Error:
-        return Workspace.open(root)
+    except (sqlite3.Error, OSError):
+        return Workspace.open(root, budget_s=budget_s)

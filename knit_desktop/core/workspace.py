@@ -120,14 +120,16 @@ class Workspace:
     refs: dict[str, list[Ref]] = field(default_factory=dict)
     last_refresh: RefreshReport = field(default_factory=RefreshReport)
     _rows: dict[str, FileRow] = field(default_factory=dict)  # files that are not indexed documents
+    _snapshot_current: bool = False  # the saved snapshot matches memory: a refresh without changes saves nothing
+    _batch_rels: set[str] = field(default_factory=set)  # files written in the open store batch
     _graph: LinkGraph | None = None
     _graph_version: int = -1
 
     @classmethod
-    def open(cls, root: str, progress: Progress | None = None) -> Workspace:
+    def open(cls, root: str, progress: Progress | None = None, budget_s: float | None = None) -> Workspace:
         """Scan and index in memory; nothing is written anywhere."""
         ws = cls(resolve_root(root))
-        ws.refresh(progress)
+        ws.refresh(progress, budget_s=budget_s)
         return ws
 
     @classmethod
@@ -182,6 +184,7 @@ class Workspace:
             self.index, self.refs = loaded
             self._rows = self.store.rows(only_problems=True)
             self.last_refresh.loaded_from = "snapshot"
+            self._snapshot_current = True
             return
         self._rows = self.store.rows(only_problems=True)
         for doc, refs in self.store.stored_documents():  # a kill mid-write left the snapshot behind: rebuild
@@ -209,8 +212,8 @@ class Workspace:
         gone = [rel for rel in gone if self._rows.get(rel) is None or self._rows[rel].kind != "dir"]
         done = 0
         for start in range(0, max(len(todo), 1), BATCH):
-            if deadline is not None and time.monotonic() >= deadline:
-                break
+            if deadline is not None and done and time.monotonic() >= deadline:
+                break  # (the first batch always runs: a slow walk must not stop indexing for good)
             with self._transaction():
                 for i, cand in enumerate(todo[start : start + BATCH], start=start + 1):
                     outcome = self._update(cand)
@@ -219,7 +222,7 @@ class Workspace:
                     done = i
                     if progress is not None:
                         progress(i, len(todo), cand.rel)
-                    if deadline is not None and time.monotonic() >= deadline:
+                    if deadline is not None and i >= min(len(todo), BATCH) and time.monotonic() >= deadline:
                         break
         report.pending = len(todo) - done
         with self._transaction():
@@ -228,7 +231,7 @@ class Workspace:
                 report.removed += 1
                 report.paths.append(rel)
             self._record_walk_problems(problems)
-        if report.changes or report.loaded_from != "snapshot":
+        if report.changes or not self._snapshot_current:
             self.save()
         self.last_refresh = report
         return report
@@ -259,12 +262,15 @@ class Workspace:
                 outcome = self._update(cand)
                 setattr(report, outcome, getattr(report, outcome) + 1)
                 report.paths.append(rel)
+        if report.changes:
+            self._snapshot_current = False
         return report
 
     def save(self) -> None:
         """Write the in-memory postings as the snapshot the next start loads (no-op without a store)."""
         if self.store is not None:
             self.store.save_snapshot(self.index, self.refs)
+            self._snapshot_current = True
 
     def _needs_update(self, cand: Candidate) -> bool:
         doc = self.index.get(cand.rel)
@@ -275,11 +281,31 @@ class Workspace:
             return True
         return row.mtime_ms != cand.mtime_ms or row.size != cand.size
 
-    def _transaction(self):
-        """Writes made inside reach the store in one short transaction at the end (see IndexStore.batch)."""
-        return self.store.batch() if self.store is not None else contextlib.nullcontext()
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """Writes made inside reach the store in one short transaction at the end (see IndexStore.batch). If
+        that commit fails (a full disk), the files of the batch are forgotten in memory too, so the next look
+        indexes them again instead of trusting rows that were never written."""
+        if self.store is None:
+            yield
+            return
+        self._batch_rels: set[str] = set()
+        try:
+            with self.store.batch():
+                yield
+        except BaseException:
+            for rel in self._batch_rels:
+                self.index.remove(rel)
+                self.refs.pop(rel, None)
+                self._rows.pop(rel, None)
+            self._snapshot_current = False
+            raise
+        finally:
+            self._batch_rels = set()
 
     def _update(self, cand: Candidate) -> str:
+        if self.store is not None:
+            self._batch_rels.add(cand.rel)
         row = self._row(cand.rel)
         data = None
         if row is not None and row.state == "indexed" and row.content_hash and cand.rel in self.index.by_rel:
