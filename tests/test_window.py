@@ -249,6 +249,29 @@ def test_the_matched_passage_is_highlighted(qtbot, open_app):
     assert any("cache" in text.lower() for text in marked)
 
 
+def test_a_text_preview_after_a_highlighted_heading_is_plain(qtbot, open_app):
+    """A .txt shown after a Markdown preview whose heading held the cursor must not take on the heading's look."""
+    from PySide6.QtGui import QFont, QTextCursor
+
+    from knit_desktop.core.preview import PreviewData
+
+    knit = open_app()
+    preview = knit.window.preview
+    knit.window.list.select_first()
+    qtbot.waitUntil(lambda: bool(preview.browser.extraSelections()), timeout=10_000)
+    browser = preview.browser
+    browser.setTextCursor(QTextCursor(browser.document().findBlockByNumber(0)))  # on the H1, as a highlight leaves it
+    assert browser.textCursor().blockFormat().headingLevel() == 1
+    text = PreviewData("notes/plain.txt", "txt", str(knit.window.preview.root) + "/notes/plain.txt",
+                       text="plain line one\nplain line two")
+    preview._on_preview(preview._token, text)
+    for number in (0, 1):
+        cursor = QTextCursor(browser.document().findBlockByNumber(number))
+        cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock)
+        assert cursor.blockFormat().headingLevel() == 0
+        assert cursor.charFormat().fontWeight() <= QFont.Weight.Normal
+
+
 def test_a_pdf_page_renders_and_the_preview_opens_on_the_passage_page(qtbot, open_app):
     knit = open_app()
     window, preview = knit.window, knit.window.preview

@@ -19,6 +19,7 @@ from PySide6.QtGui import (
     QPalette,
     QPixmap,
     QShortcut,
+    QTextBlockFormat,
     QTextCharFormat,
     QTextCursor,
     QTextDocument,
@@ -292,6 +293,15 @@ class PreviewPane(QFrame):
         if data.kind == "md":
             self.browser.setMarkdown(text)
         else:
+            # setPlainText keeps the cursor's formats: after a Markdown heading was highlighted, the whole text
+            # would show as that heading. Start from a cursor with default block and character formats.
+            self.browser.setTextCursor(QTextCursor(self.browser.document()))
+            self.browser.document().clear()
+            cursor = self.browser.textCursor()
+            cursor.setBlockFormat(QTextBlockFormat())
+            cursor.setCharFormat(QTextCharFormat())
+            self.browser.setTextCursor(cursor)
+            self.browser.setCurrentCharFormat(QTextCharFormat())
             self.browser.setPlainText(text)
         self.stack.setCurrentWidget(self.browser)
         self._highlight_passage()
