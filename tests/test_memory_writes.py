@@ -232,3 +232,16 @@ def test_the_window_is_told_when_the_queue_file_was_damaged(qtbot, tmp_path, set
     notes.stop()
     assert len(told) == 1 and "kept as" in told[0] and "memory-proposals.json.broken-" in told[0]
     assert [p.read_text() for p in data.glob("memory-proposals.json.broken-*")] == ["{}"]
+
+
+def test_a_write_keeps_every_other_character_of_the_file(tmp_path):
+    """Mixed line endings, U+2028, form feeds: the confirmed entry is added, nothing else is rewritten."""
+    from knit_desktop.core.memory.write import append_entry, fingerprint
+
+    path = tmp_path / "prefs.md"
+    original = "# Prefs\n\n## Editor\n- first\u2028still first\r\n- second\x0cpage\n\n## Other\n- x\n"
+    path.write_bytes(original.encode("utf-8"))
+    append_entry(str(path), "Editor", "new entry", fingerprint(str(path)), tmp_path / "backups")
+    written = path.read_bytes().decode("utf-8")
+    assert written.replace("- new entry\r\n", "", 1) == original
+    assert "- second\x0cpage\n- new entry\r\n" in written

@@ -268,8 +268,16 @@ def _with_entry(path: str, original: str, chapter_title: str, text: str) -> tupl
     new_lines = format_entry(text, fmt)
     if chapter_title and fmt.style != "paragraph" and not any(e for e in library.chapter(chapter_title).entries):
         new_lines = ["", *new_lines] if lines[insert_after - 1].strip() else new_lines
-    updated = lines[:insert_after] + new_lines + lines[insert_after:]
-    body = newline.join(updated) + (newline if original.endswith(("\n", "\r")) or not original else "")
+    # Everything around the entry is kept character for character: its own line endings (mixed ones too) and
+    # characters that only some readers take for line breaks (U+2028, form feed, NEL) are not rewritten.
+    kept = original.splitlines(keepends=True)
+    head, tail = "".join(kept[:insert_after]), "".join(kept[insert_after:])
+    if head and not head.endswith(("\n", "\r")):
+        head += newline  # the line before ends the file, or ends in a separator that is not a newline
+    entry = newline.join(new_lines) + newline
+    if not tail and original and not original.endswith(("\n", "\r")):
+        entry = entry[: -len(newline)]  # the file did not end with a newline: neither does it now
+    body = head + entry + tail
     first = insert_after + 1 + (1 if new_lines and new_lines[0] == "" else 0)
     return body, (first, insert_after + len(new_lines))
 
