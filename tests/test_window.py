@@ -250,21 +250,25 @@ def test_the_matched_passage_is_highlighted(qtbot, open_app):
 
 
 def test_a_text_preview_after_a_highlighted_heading_is_plain(qtbot, open_app):
-    """A .txt shown after a Markdown preview whose heading held the cursor must not take on the heading's look."""
+    """A .txt clicked after a Markdown preview whose heading held the cursor must not take on the heading's look."""
     from PySide6.QtGui import QFont, QTextCursor
 
-    from knit_desktop.core.preview import PreviewData
-
     knit = open_app()
-    preview = knit.window.preview
-    knit.window.list.select_first()
-    qtbot.waitUntil(lambda: bool(preview.browser.extraSelections()), timeout=10_000)
+    window, preview = knit.window, knit.window.preview
     browser = preview.browser
+
+    def click(rel: str) -> None:
+        index = window.model.index(window.model.row_of(rel))
+        window.list.scrollTo(index)
+        rect = window.list.visualRect(index)
+        qtbot.mouseClick(window.list.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+
+    click("docs/attachment-cache.md")
+    qtbot.waitUntil(lambda: bool(browser.extraSelections()), timeout=10_000)
     browser.setTextCursor(QTextCursor(browser.document().findBlockByNumber(0)))  # on the H1, as a highlight leaves it
     assert browser.textCursor().blockFormat().headingLevel() == 1
-    text = PreviewData("notes/plain.txt", "txt", str(knit.window.preview.root) + "/notes/plain.txt",
-                       text="plain line one\nplain line two")
-    preview._on_preview(preview._token, text)
+    click("notes/release-checklist.txt")
+    qtbot.waitUntil(lambda: browser.document().firstBlock().text().startswith("Release checklist"), timeout=10_000)
     for number in (0, 1):
         cursor = QTextCursor(browser.document().findBlockByNumber(number))
         cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock)

@@ -19,7 +19,6 @@ from PySide6.QtGui import (
     QPalette,
     QPixmap,
     QShortcut,
-    QTextBlockFormat,
     QTextCharFormat,
     QTextCursor,
     QTextDocument,
@@ -294,14 +293,9 @@ class PreviewPane(QFrame):
             self.browser.setMarkdown(text)
         else:
             # setPlainText keeps the cursor's formats: after a Markdown heading was highlighted, the whole text
-            # would show as that heading. Start from a cursor with default block and character formats.
-            self.browser.setTextCursor(QTextCursor(self.browser.document()))
+            # would show as that heading. An emptied document and a fresh cursor carry the default formats.
             self.browser.document().clear()
-            cursor = self.browser.textCursor()
-            cursor.setBlockFormat(QTextBlockFormat())
-            cursor.setCharFormat(QTextCharFormat())
-            self.browser.setTextCursor(cursor)
-            self.browser.setCurrentCharFormat(QTextCharFormat())
+            self.browser.setTextCursor(QTextCursor(self.browser.document()))
             self.browser.setPlainText(text)
         self.stack.setCurrentWidget(self.browser)
         self._highlight_passage()
