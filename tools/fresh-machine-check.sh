@@ -81,6 +81,12 @@ fi
 in_root() {  # run a bash snippet inside the root, in the clone
   chroot "$ROOT" /usr/bin/env -i "${CHROOT_ENV[@]}" /bin/bash -c "cd /root/knit && $1"
 }
+step() {  # LOG SNIPPET: run a step's snippet inside the root, output to LOG; sets $status, never stops the script
+  set +e
+  in_root "$2" >"$1" 2>&1
+  status=$?
+  set -e
+}
 
 # --- 0. the root ------------------------------------------------------------------------------------------------
 mkdir -p "$WORK" "$LOGS" "$CACHE"
@@ -150,10 +156,7 @@ fi
 # --- 2. .ci/run: installs the system packages (the README's set-up), then make test -----------------------------
 say "2. bash .ci/run (apt-get install …, then make test)"
 t=$(date +%s)
-set +e
-in_root "timeout 3600 bash .ci/run" >"$LOGS/ci.log" 2>&1
-status=$?
-set -e
+step "$LOGS/ci.log" "timeout 3600 bash .ci/run"
 summary=$(grep -E '^(=+ )?[0-9]+ (passed|failed)|^=+ .*(passed|failed|error)' "$LOGS/ci.log" | tail -n1 | tr -d '=' | xargs)
 grep -E '^(FAILED|ERROR) ' "$LOGS/ci.log" | head -n 30 || true
 if [ "$status" = 0 ]; then
@@ -166,10 +169,7 @@ fi
 # --- 3. make run with a screenshot, offscreen -------------------------------------------------------------------
 say "3. make run ARGS=\"--screenshot /tmp/shot.png\" (offscreen)"
 t=$(date +%s)
-set +e
-in_root "QT_QPA_PLATFORM=offscreen timeout 300 make run ARGS='--screenshot /tmp/shot.png'" >"$LOGS/run.log" 2>&1
-status=$?
-set -e
+step "$LOGS/run.log" "QT_QPA_PLATFORM=offscreen timeout 300 make run ARGS='--screenshot /tmp/shot.png'"
 if [ "$status" = 0 ] && [ -s "$ROOT/tmp/shot.png" ]; then
   mkdir -p "$(dirname "$SHOT")" && cp "$ROOT/tmp/shot.png" "$SHOT"
   record run PASS $(($(date +%s) - t)) "screenshot: $SHOT"
@@ -182,12 +182,9 @@ fi
 say "4. make run under Xvfb (xcb platform plugin)"
 t=$(date +%s)
 xshot="${SHOT%.png}-xcb.png"
-set +e
-in_root "export DEBIAN_FRONTEND=noninteractive; apt-get install -y -qq --no-install-recommends xvfb xauth >/dev/null 2>&1 \
-  && QT_QPA_PLATFORM=xcb timeout 300 xvfb-run -a -s '-screen 0 1280x900x24' make run ARGS='--screenshot /tmp/shot-xcb.png'" \
-  >"$LOGS/xcb.log" 2>&1
-status=$?
-set -e
+step "$LOGS/xcb.log" "export DEBIAN_FRONTEND=noninteractive; \
+  apt-get install -y -qq --no-install-recommends xvfb xauth >/dev/null 2>&1 \
+  && QT_QPA_PLATFORM=xcb timeout 300 xvfb-run -a -s '-screen 0 1280x900x24' make run ARGS='--screenshot /tmp/shot-xcb.png'"
 if [ "$status" = 0 ] && [ -s "$ROOT/tmp/shot-xcb.png" ]; then
   cp "$ROOT/tmp/shot-xcb.png" "$xshot"
   record xcb PASS $(($(date +%s) - t)) "screenshot: $xshot"
@@ -199,16 +196,14 @@ fi
 # --- 5. without libpulse: QtMultimedia cannot load, the window still starts and selftest says why -------------
 say "5. libpulse.so.0 hidden: the window starts, selftest names libpulse0"
 t=$(date +%s)
-set +e
 # out of the library directory (ldconfig would link the soname to a renamed copy), then back
-in_root "link=/usr/lib/x86_64-linux-gnu/libpulse.so.0; pulse=\$(readlink -f \$link) \
+step "$LOGS/no-pulse.log" "link=/usr/lib/x86_64-linux-gnu/libpulse.so.0; pulse=\$(readlink -f \$link) \
   && mv \"\$pulse\" /root/libpulse.hidden && rm -f \$link && ldconfig \
   && export QT_QPA_PLATFORM=offscreen KNIT_DESKTOP_HOME=/tmp/no-pulse && mkdir -p /tmp/no-pulse \
   && printf '[list]\\nkind=media\\n' >/tmp/no-pulse/settings.ini \
   && { timeout 300 .venv/bin/knit-desktop --demo --screenshot /tmp/shot-no-pulse.png; echo \"gui exit \$?\"; \
        timeout 300 .venv/bin/knit-desktop selftest; echo \"selftest exit \$?\"; } ; \
-  mv /root/libpulse.hidden \"\$pulse\" && ldconfig" >"$LOGS/no-pulse.log" 2>&1
-set -e
+  mv /root/libpulse.hidden \"\$pulse\" && ldconfig"
 if grep -q '^gui exit 0' "$LOGS/no-pulse.log" && grep -q '^selftest exit 1' "$LOGS/no-pulse.log" \
    && grep -q '"problem": "videos need Qt Multimedia.*libpulse0' "$LOGS/no-pulse.log"; then
   cp "$ROOT/tmp/shot-no-pulse.png" "${SHOT%.png}-no-pulse.png"
