@@ -14,19 +14,19 @@ from collections import Counter
 from collections.abc import Sequence
 
 from . import __version__
-from .core.boundary import UnsafeWorkspace, check_workspace
-from .core.conversation import (
+from .core.dsh.conversation import (
     MAX_MESSAGES_BYTES,
     Message,
     MessagesFormatError,
     load_messages,
     messages_from_json,
 )
-from .core.dsh_sessions import SessionLog, active_session, discover, dsh_home, find_session, sessions_root
-from .core.payloads import context_payload, peek_rows, rank_payload
-from .core.render import render_context, render_rank
-from .core.text import escape_controls
-from .core.timefmt import relative_time_en
+from .core.dsh.sessions import SessionLog, active_session, discover, dsh_home, find_session, sessions_root
+from .core.index.boundary import UnsafeWorkspace, check_workspace
+from .core.output.payloads import context_payload, peek_rows, rank_payload
+from .core.output.render import render_context, render_rank
+from .core.text.timefmt import relative_time_en
+from .core.text.tokens import escape_controls
 from .core.workspace import RankInput, Workspace, WorkspaceNotFound, has_persistent_index
 from .demo import prepare_demo_workspace
 from .resources import demo_conversation

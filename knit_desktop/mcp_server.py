@@ -31,7 +31,7 @@ from . import __version__
 from .mcp_tools import ALL_TOOLS
 
 if TYPE_CHECKING:
-    from .core.agent import AgentTools
+    from .core.agent.tools import AgentTools
 
 SERVER_NAME = "knit"
 INDEXING_SLICE_S = 1.0
@@ -119,7 +119,7 @@ def build_server(host: ToolHost) -> Server:
         return types.ListToolsResult(tools=tools)
 
     async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
-        from .core.knit_docs import ToolError
+        from .core.agent.knit_docs import ToolError
 
         if params.name not in names:
             return _error(f"unknown tool {params.name!r}; this server has {', '.join(sorted(names))}")
@@ -147,7 +147,7 @@ def build_server(host: ToolHost) -> Server:
 def serve(workspace: str | None, dsh_home_dir: str | None, memory_dir: str | None = None,
           allow_large_workspace: bool = False) -> int:
     def factory() -> AgentTools:
-        from .core.agent import AgentTools
+        from .core.agent.tools import AgentTools
 
         return AgentTools(workspace, dsh_home_dir, memory_dir, allow_large_workspace=allow_large_workspace)
 
@@ -179,7 +179,7 @@ def launch_command() -> list[str]:
 
 def server_command(workspace: str | None, dsh_home_dir: str | None) -> list[str]:
     """The full command line that starts this server with this machine's paths filled in."""
-    from .core.dsh_sessions import dsh_home
+    from .core.dsh.sessions import dsh_home
 
     args = [*launch_command(), "mcp", "--dsh-home", str(dsh_home(dsh_home_dir))]
     return args + (["--workspace", workspace] if workspace else [])

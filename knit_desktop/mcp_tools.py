@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import mcp_types as types
 
-from .core.agent_tools import DEFAULT_LIMIT, MAX_LIMIT, MEMORY_KINDS, MEMORY_SEARCH_DESCRIPTION
-from .core.agent_tools import KNIT_DOCS_DESCRIPTION as DESCRIPTION
+from .core.agent.specs import DEFAULT_LIMIT, MAX_LIMIT, MEMORY_KINDS, MEMORY_SEARCH_DESCRIPTION
+from .core.agent.specs import KNIT_DOCS_DESCRIPTION as DESCRIPTION
 
 
 def _closed(properties: dict, required: list[str]) -> dict:

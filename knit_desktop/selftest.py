@@ -22,7 +22,7 @@ def run_selftest(timeout_s: float = 20.0) -> dict:
     from PySide6.QtCore import QCoreApplication, QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
 
-    from .core.preview import render_pdf_page
+    from .core.index.preview_content import render_pdf_page
     from .services.thumbnails import ThumbnailService
     from .ui.i18n import LanguageSwitcher
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 import math
 import re
 
-from knit_desktop.core.ranking import FIELD_B, K1
-from knit_desktop.core.ranking import FIELD_WEIGHTS as FIELD_W
-from knit_desktop.core.text import latin_key
+from knit_desktop.core.rank.ranking import FIELD_B, K1
+from knit_desktop.core.rank.ranking import FIELD_WEIGHTS as FIELD_W
+from knit_desktop.core.text.tokens import latin_key
 
 
 def substring_count(term: str, text: str) -> int:

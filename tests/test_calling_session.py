@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from knit_desktop.core.dsh_caller import CALLER, NONE, WORKSPACE, CallerResolver
-from knit_desktop.core.dsh_sessions import SessionCatalog
-from knit_desktop.core.knit_docs import KnitDocs
+from knit_desktop.core.agent.knit_docs import KnitDocs
+from knit_desktop.core.dsh.caller import CALLER, NONE, WORKSPACE, CallerResolver
+from knit_desktop.core.dsh.sessions import SessionCatalog
 
 from .dsh_fixtures import DshLog
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from knit_desktop.core.config import SharedSettings, settings_path, unescape_ini_value
-from knit_desktop.core.dsh_sessions import dsh_home
+from knit_desktop.core.dsh.sessions import dsh_home
 from knit_desktop.core.memory.store import default_memory_dir
 
 TRICKY = [

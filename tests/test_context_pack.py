@@ -1,6 +1,6 @@
 import pytest
 
-from knit_desktop.core.roles import source_type
+from knit_desktop.core.rank.roles import source_type
 from knit_desktop.core.workspace import RankInput, Workspace
 
 DAY = 86_400_000

@@ -2,7 +2,7 @@ import os
 
 import pytest
 
-from knit_desktop.core.documents import (
+from knit_desktop.core.index.documents import (
     BODY_CAP_BYTES,
     SkipFile,
     extract_document,

@@ -8,8 +8,8 @@ import json
 import os
 import time
 
-from knit_desktop.core.dsh_log import MAX_FRAME_BYTES, LogReader, frame_extent
-from knit_desktop.core.dsh_sessions import KEEP_MESSAGES, SessionLog
+from knit_desktop.core.dsh.log import MAX_FRAME_BYTES, LogReader, frame_extent
+from knit_desktop.core.dsh.sessions import KEEP_MESSAGES, SessionLog
 from tests.bad_inputs import big_log, json_bomb, knit, measure, zstd_bomb
 from tests.dsh_fixtures import DshLog
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from knit_desktop.core.dsh_log import LogReader
+from knit_desktop.core.dsh.log import LogReader
 
 from .node_runtime import node_binary as runtime_node
 from .node_runtime import npm_project, unavailable

@@ -9,7 +9,7 @@ import sys
 
 import zstandard
 
-from knit_desktop.core.dsh_sessions import (
+from knit_desktop.core.dsh.sessions import (
     active_session,
     best_transcript,
     discover,

@@ -1,6 +1,6 @@
 """The labelled fuzzy layer: near-misses for query words that match nothing, never above a real hit."""
 
-from knit_desktop.core.fuzzy import osa_distance
+from knit_desktop.core.rank.fuzzy import osa_distance
 from knit_desktop.core.workspace import RankInput, Workspace
 
 DAY = 86_400_000

@@ -121,7 +121,7 @@ def test_an_index_that_cannot_be_written_is_read_not_deleted(indexed, monkeypatc
 
 def test_a_write_that_fails_is_redone_on_the_next_look(make_workspace, monkeypatch):
     """A batch whose commit fails (a full disk) must not leave memory believing the rows were written."""
-    from knit_desktop.core.index_store import IndexStore
+    from knit_desktop.core.index.store import IndexStore
 
     root = make_workspace({"a.md": "# A\n\nalpha\n"})
     ws = Workspace.open_persistent(str(root))

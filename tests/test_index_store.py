@@ -8,8 +8,8 @@ import textwrap
 
 import pytest
 
-from knit_desktop.core import documents
-from knit_desktop.core.index_store import IndexStore
+from knit_desktop.core.index import documents
+from knit_desktop.core.index.store import IndexStore
 from knit_desktop.core.paths import index_db_path
 from knit_desktop.core.workspace import RankInput, Workspace, has_persistent_index
 

@@ -1,6 +1,6 @@
-from knit_desktop.core.conversation import Message, conversation_window, is_substantive, task_line
-from knit_desktop.core.keywords import candidate_spans, extract_keywords, query_keywords
-from knit_desktop.core.text import collation_key
+from knit_desktop.core.dsh.conversation import Message, conversation_window, is_substantive, task_line
+from knit_desktop.core.rank.keywords import candidate_spans, extract_keywords, query_keywords
+from knit_desktop.core.text.tokens import collation_key
 from knit_desktop.core.workspace import RankInput, Workspace
 
 
@@ -144,7 +144,7 @@ def test_task_rules():
 
 
 def test_stems_are_prefixes_that_only_widen_matching():
-    from knit_desktop.core.keywords import stem
+    from knit_desktop.core.rank.keywords import stem
 
     cases = {
         "searched": "search",
@@ -165,7 +165,7 @@ def test_stems_are_prefixes_that_only_widen_matching():
 
 
 def test_snowball_stems_join_the_forms_of_a_word():
-    from knit_desktop.core.text import snowball_stem as stem
+    from knit_desktop.core.text.tokens import snowball_stem as stem
 
     groups = [
         ("searched", "searching", "search"),

@@ -6,8 +6,8 @@ import os
 
 import pytest
 
-from knit_desktop.core.knit_docs import KnitDocs, ToolError, clamp_limit
-from knit_desktop.core.usage import workspace_rel
+from knit_desktop.core.agent.knit_docs import KnitDocs, ToolError, clamp_limit
+from knit_desktop.core.dsh.usage import workspace_rel
 
 from .dsh_fixtures import DshLog
 from .media_fixtures import two_page_pdf

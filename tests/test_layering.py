@@ -31,7 +31,11 @@ def test_no_core_module_imports_qt_in_its_source():
 
 
 def test_importing_every_core_module_loads_no_qt():
-    modules = [f"knit_desktop.core.{f.stem}" for f in sorted(CORE.glob("*.py")) if f.stem != "__init__"]
+    modules = [
+        "knit_desktop.core." + ".".join(f.relative_to(CORE).with_suffix("").parts)
+        for f in sorted(CORE.rglob("*.py"))
+        if f.stem != "__init__"
+    ]
     code = (
         "import importlib, sys\n"
         f"for m in {modules!r}: importlib.import_module(m)\n"

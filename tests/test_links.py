@@ -1,4 +1,4 @@
-from knit_desktop.core.links import LinkResolver, build_graph, extract_refs
+from knit_desktop.core.index.links import LinkResolver, build_graph, extract_refs
 
 
 def raws(text):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from knit_desktop.core.media_layout import duration_text, grid_geometry, grid_step
+from knit_desktop.core.media.layout import duration_text, grid_geometry, grid_step
 
 
 @pytest.mark.parametrize(("width", "columns"), [(320, 2), (632, 5), (1200, 10), (100, 1), (0, 5)])

@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtMultimedia import QMediaPlayer
 
-from knit_desktop.core.conversation import Message
+from knit_desktop.core.dsh.conversation import Message
 from knit_desktop.ui.app import KnitApp
 from knit_desktop.ui.media_model import MediaGridModel
 from knit_desktop.ui.media_view import MediaGridView

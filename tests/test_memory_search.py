@@ -79,7 +79,7 @@ def test_status_intent_favours_open_work_and_discounts_finished_work():
 def test_english_stems_prefixes_and_stop_words():
     # The ranking engine's stemming (core.keywords.stem): one inflection off, the stem always a prefix of the word,
     # and prefix matching does the rest ("librar" meets "library", "deploy" meets "deployments").
-    from knit_desktop.core.keywords import stem as engine_stem
+    from knit_desktop.core.rank.keywords import stem as engine_stem
     assert stem("backups") == stem("backup") == "backup" == engine_stem("backups")
     assert stem("searched") == "search" and stem("libraries") == "librar"
     assert stem("notes") == stem("note") and stem("matches") == "match"
@@ -174,7 +174,7 @@ def test_portability_scenarios_find_the_right_entry(tmp_path, capsys):
 
 
 def test_the_answer_names_its_cost_tier_and_how_to_get_the_others(tmp_path):
-    from knit_desktop.core.agent_tools import (
+    from knit_desktop.core.agent.specs import (
         MEMORY_SEARCH_DESCRIPTION,
         MEMORY_TIER_LINE,
         MEMORY_TIER_LINE_EMPTY,

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from knit_desktop.core.conversation import Message
-from knit_desktop.core.thumbnail_cache import version_key
+from knit_desktop.core.dsh.conversation import Message
+from knit_desktop.core.media.thumbnail_cache import version_key
 from knit_desktop.services import multimedia
 from knit_desktop.ui.app import KnitApp
 

@@ -1,7 +1,7 @@
-from knit_desktop.core.documents import Document
-from knit_desktop.core.keywords import query_keywords
-from knit_desktop.core.passages import best_passages, chunk_document, snippet_for, window_tf
-from knit_desktop.core.text import match_key
+from knit_desktop.core.index.documents import Document
+from knit_desktop.core.rank.keywords import query_keywords
+from knit_desktop.core.rank.passages import best_passages, chunk_document, snippet_for, window_tf
+from knit_desktop.core.text.tokens import match_key
 
 
 def md(body):

@@ -1,4 +1,4 @@
-from knit_desktop.core.conversation import Message
+from knit_desktop.core.dsh.conversation import Message
 from knit_desktop.core.workspace import RankInput, Workspace
 
 DAY = 86_400_000

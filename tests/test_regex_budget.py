@@ -219,8 +219,8 @@ def child() -> None:
 def test_the_patterns_are_found():
     patterns = project_patterns()
     names = set(patterns)
-    assert any(n.startswith("knit_desktop.core.links.") for n in names)
-    assert any(n.startswith("knit_desktop.core.documents.") for n in names)
+    assert any(n.startswith("knit_desktop.core.index.links.") for n in names)
+    assert any(n.startswith("knit_desktop.core.index.documents.") for n in names)
     assert any(n.startswith("knit_desktop.core.memory.") for n in names)
     assert any(":literal" in n for n in names)  # patterns passed straight to re.sub & co. count too
     assert len(patterns) >= 20

@@ -1,7 +1,7 @@
 import os
 
-from knit_desktop.core import documents
-from knit_desktop.core.scan import walk_workspace
+from knit_desktop.core.index import documents
+from knit_desktop.core.index.scan import walk_workspace
 from knit_desktop.core.workspace import Workspace
 
 

@@ -2,10 +2,10 @@ import random
 
 import pytest
 
-from knit_desktop.core.documents import Document
-from knit_desktop.core.keywords import Keyword
-from knit_desktop.core.ranking import freshness, rank
-from knit_desktop.core.search_index import SearchIndex, field_sources
+from knit_desktop.core.index.documents import Document
+from knit_desktop.core.index.search_index import SearchIndex, field_sources
+from knit_desktop.core.rank.keywords import Keyword
+from knit_desktop.core.rank.ranking import freshness, rank
 
 from .reference_impl import count, reference_raw
 

@@ -7,7 +7,7 @@ import zlib
 
 import pytest
 
-from knit_desktop.core.thumbnail_cache import ThumbnailCache, version_key
+from knit_desktop.core.media.thumbnail_cache import ThumbnailCache, version_key
 from knit_desktop.services.thumbnails import ThumbnailService, decode_image
 
 from .media_fixtures import (

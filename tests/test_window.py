@@ -11,8 +11,8 @@ from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QColor, QImage, QTextDocument
 from PySide6.QtWidgets import QApplication
 
-from knit_desktop.core.conversation import load_messages
-from knit_desktop.core.payloads import context_payload, rank_payload
+from knit_desktop.core.dsh.conversation import load_messages
+from knit_desktop.core.output.payloads import context_payload, rank_payload
 from knit_desktop.core.workspace import RankInput, Workspace
 from knit_desktop.demo import prepare_demo_workspace
 from knit_desktop.resources import demo_conversation

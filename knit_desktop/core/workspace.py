@@ -14,20 +14,20 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from .boundary import OUTSIDE_REASON, OutsideWorkspace, links_outside
-from .context_pack import ContextPack, build_context_pack
-from .conversation import MAX_CHARS, Message, conversation_window
-from .documents import SkipFile, content_hash, extract_document, kind_for_name, read_indexed_bytes
-from .index_store import FileRow, IndexStore, is_damage
-from .keywords import Keyword, extract_keywords, query_keywords
-from .links import LinkGraph, Ref, build_graph, extract_refs
+from .dsh.conversation import MAX_CHARS, Message, conversation_window
+from .index.boundary import OUTSIDE_REASON, OutsideWorkspace, links_outside
+from .index.documents import SkipFile, content_hash, extract_document, kind_for_name, read_indexed_bytes
+from .index.links import LinkGraph, Ref, build_graph, extract_refs
+from .index.scan import Candidate, FileStatus, candidate_for, walk_workspace
+from .index.search_index import SearchIndex
+from .index.store import FileRow, IndexStore, is_damage
 from .paths import index_db_path
-from .ranking import Ranking, rank
-from .scan import Candidate, FileStatus, candidate_for, walk_workspace
-from .search_index import SearchIndex
+from .rank.context_pack import ContextPack, build_context_pack
+from .rank.keywords import Keyword, extract_keywords, query_keywords
+from .rank.ranking import Ranking, rank
 
 if TYPE_CHECKING:
-    from .preview import PreviewData
+    from .index.preview_content import PreviewData
 
 BATCH = 200  # files per store transaction
 # Under a time budget the cheap kinds are indexed first: a PDF costs as much as dozens of notes.
@@ -422,7 +422,9 @@ class Workspace:
         return rank(self.index, request.keywords, now_ms=now_ms, kind=kind, sort=sort)
 
     def preview(self, rel: str) -> PreviewData:
-        from .preview import load_preview  # PyMuPDF is imported by what renders, not by every command
+        from .index.preview_content import (
+            load_preview,  # PyMuPDF is imported by what renders, not by every command
+        )
 
         doc = self.index.get(rel)
         kind = doc.kind if doc is not None else (kind_for_name(rel) or "txt")

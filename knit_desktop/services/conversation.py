@@ -15,7 +15,7 @@ from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
-from ..core.dsh_sessions import (
+from ..core.dsh.sessions import (
     TRANSCRIPT,
     SessionCatalog,
     SessionLog,

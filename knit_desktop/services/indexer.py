@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 from PySide6.QtGui import QImage
 
-from ..core.boundary import os_path
 from ..core.heap import release_heap, settle_heap
-from ..core.payloads import view_payload
-from ..core.preview import render_pdf_page
+from ..core.index.boundary import os_path
+from ..core.index.preview_content import render_pdf_page
+from ..core.output.payloads import view_payload
 from ..core.workspace import RankInput, RefreshReport, Workspace
 from .mailbox import Mailbox
 

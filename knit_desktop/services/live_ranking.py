@@ -12,11 +12,11 @@ import os
 
 from PySide6.QtCore import QObject, Signal
 
-from ..core.boundary import UnsafeWorkspace, check_workspace
-from ..core.conversation import Message
+from ..core.dsh.conversation import Message
+from ..core.dsh.usage import UsageAudit
 from ..core.heap import settle_heap
+from ..core.index.boundary import UnsafeWorkspace, check_workspace
 from ..core.memory.triggers import asks_to_remember
-from ..core.usage import UsageAudit
 from ..core.workspace import RankInput
 from .conversation import ConversationFollower
 from .indexer import IndexerService

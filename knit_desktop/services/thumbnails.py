@@ -32,9 +32,9 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QImage, QImageReader
 
-from ..core.boundary import OUTSIDE_REASON, resolve_inside
+from ..core.index.boundary import OUTSIDE_REASON, resolve_inside
+from ..core.media.thumbnail_cache import THUMB_EDGE, ThumbnailCache, version_key
 from ..core.paths import app_home
-from ..core.thumbnail_cache import THUMB_EDGE, ThumbnailCache, version_key
 from . import multimedia
 from .mailbox import Mailbox
 

@@ -19,8 +19,8 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 from watchdog.observers.polling import PollingObserverVFS
 
-from ..core.boundary import display_rel
-from ..core.scan import is_skipped_dir, is_watched_path
+from ..core.index.boundary import display_rel
+from ..core.index.scan import is_skipped_dir, is_watched_path
 
 QUIET_MS = 300  # a path is reported once it has been quiet this long (editors write in bursts)
 TICK_MS = 100

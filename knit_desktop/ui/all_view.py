@@ -9,7 +9,7 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QScrollArea, QToolButton, QVBoxLayout, QWidget
 
-from ..core.media_layout import ALL_DOC_CAP
+from ..core.media.layout import ALL_DOC_CAP
 from .document_model import DocumentListModel
 from .document_view import DocumentListView
 from .media_model import MediaGridModel

@@ -11,7 +11,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
-from ..core.conversation import Message
+from ..core.dsh.conversation import Message
 from ..core.memory.library import MemoryIndex
 from ..core.memory.store import MemoryStore, default_memory_dir
 from ..resources import resources_dir

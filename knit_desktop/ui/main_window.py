@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.documents import kind_for_name
+from ..core.index.documents import kind_for_name
 from ..services import multimedia
 from .all_view import AllView
 from .document_model import DocumentListModel

@@ -7,7 +7,7 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPointF, QRect, Q
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPainterPath, QPalette, QPolygonF
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
-from ..core.media_layout import GridGeometry, duration_text, grid_geometry
+from ..core.media.layout import GridGeometry, duration_text, grid_geometry
 from .wording import is_new
 
 RADIUS = 6

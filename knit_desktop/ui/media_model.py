@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QAbstractListModel, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt
 
-from ..core.media_layout import duration_text
+from ..core.media.layout import duration_text
 from .document_model import RelRole, _matches_filter
 from .media_preview import video_unavailable_text
 from .wording import is_new, relative_time_text

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.media_layout import duration_text
+from ..core.media.layout import duration_text
 from ..services import multimedia
 
 if TYPE_CHECKING:  # QtMultimedia itself loads only once services.multimedia said it can

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import QListView
 
-from ..core.media_layout import GAP, GRID_PADDING, grid_geometry, grid_step
+from ..core.media.layout import GAP, GRID_PADDING, grid_geometry, grid_step
 from .item_view import ItemView
 from .media_delegate import MediaDelegate
 from .media_model import MediaGridModel

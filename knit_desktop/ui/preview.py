@@ -39,8 +39,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.boundary import OutsideWorkspace, inside, read_inside, resolve_inside
-from ..core.preview import PreviewData
+from ..core.index.boundary import OutsideWorkspace, inside, read_inside, resolve_inside
+from ..core.index.preview_content import PreviewData
 from ..services import multimedia
 from .media_preview import ImageView, VideoPlayer, video_unavailable_text
 

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.boundary import unsafe_workspace_reason
+from ..core.index.boundary import unsafe_workspace_reason
 from .settings import LANGUAGES, NOTE_COLOURS, NOTE_SHAPES, NOTE_SIZES, Settings
 
 

@@ -6,7 +6,7 @@ from PySide6.QtCore import QCoreApplication, QObject, Signal
 from PySide6.QtGui import QAction, QIcon
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
-from ..core.payloads import peek_rows
+from ..core.output.payloads import peek_rows
 from .wording import relative_time_text
 
 

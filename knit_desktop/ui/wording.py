@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication, QObject
 
-from ..core.timefmt import relative_time
+from ..core.text.timefmt import relative_time
 
 NEW_WINDOW_MS = 2 * 60_000  # a file changed this recently gets the 🆕 mark
 

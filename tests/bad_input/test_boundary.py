@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from knit_desktop.core.boundary import (
+from knit_desktop.core.agent.knit_docs import KnitDocs, ToolError
+from knit_desktop.core.index.boundary import (
     OUTSIDE_REASON,
     UnsafeWorkspace,
     check_workspace,
@@ -21,7 +22,6 @@ from knit_desktop.core.boundary import (
     resolve_inside,
     unsafe_workspace_reason,
 )
-from knit_desktop.core.knit_docs import KnitDocs, ToolError
 from knit_desktop.core.paths import index_db_path
 from knit_desktop.core.workspace import RankInput, Workspace
 
@@ -94,7 +94,7 @@ def test_a_link_swapped_in_after_the_walk_is_not_read(tmp_path, monkeypatch):
     (root / "a.md").write_text("# A\n\nplain", encoding="utf-8")
     secret = tmp_path / "secret.md"
     secret.write_text(SECRET, encoding="utf-8")
-    from knit_desktop.core import scan
+    from knit_desktop.core.index import scan
 
     real_walk = scan.walk_workspace
 

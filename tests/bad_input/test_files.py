@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from knit_desktop.core import documents
-from knit_desktop.core.boundary import display_rel, fs_rel, name_bytes
-from knit_desktop.core.knit_docs import KnitDocs
-from knit_desktop.core.links import extract_refs
+from knit_desktop.core.agent.knit_docs import KnitDocs
+from knit_desktop.core.index import documents
+from knit_desktop.core.index.boundary import display_rel, fs_rel, name_bytes
+from knit_desktop.core.index.links import extract_refs
 from knit_desktop.core.memory.library import parse_library
 from knit_desktop.core.workspace import RankInput, Workspace
 
@@ -225,7 +225,7 @@ def test_gigabyte_files_cost_no_more_than_their_cap(make_workspace, tmp_path):
 
 
 def test_a_pdf_over_the_page_budget_is_indexed_up_to_it(tmp_path, monkeypatch):
-    monkeypatch.setattr("knit_desktop.core.pdf.MAX_PDF_PAGES", 3)
+    monkeypatch.setattr("knit_desktop.core.index.pdf.MAX_PDF_PAGES", 3)
     path = make_pdf(tmp_path / "long.pdf", [f"page {i} capybara" for i in range(1, 6)])
     doc = documents.extract_document(str(path), "long.pdf", "pdf", 0, path.stat().st_size)
     assert doc.page_starts and len(doc.page_starts) == 3 and "page 3" in doc.body and "page 4" not in doc.body

@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from knit_desktop.core.dsh_sessions import SessionLog  # noqa: E402
+from knit_desktop.core.dsh.sessions import SessionLog  # noqa: E402
 from tests.dsh_fixtures import DshLog  # noqa: E402
 
 LOG_BYTES = 50 * 1024 * 1024

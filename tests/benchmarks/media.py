@@ -52,7 +52,7 @@ def run_once(workspace: Path, home: Path) -> dict:
     from PySide6.QtCore import QElapsedTimer, Qt, QTimer
     from PySide6.QtWidgets import QApplication
 
-    from knit_desktop.core.conversation import Message
+    from knit_desktop.core.dsh.conversation import Message
     from knit_desktop.ui.app import KnitApp
     from knit_desktop.ui.settings import Settings
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from knit_desktop.core.conversation import Message  # noqa: E402
+from knit_desktop.core.dsh.conversation import Message  # noqa: E402
 from knit_desktop.core.workspace import RankInput, Workspace  # noqa: E402
 from tests.benchmarks.workspace_generator import conversations, generate  # noqa: E402
 from tests.reference_impl import order_like_the_engine, reference_raw, substring_count  # noqa: E402

@@ -1,7 +1,7 @@
 """A stand-in MCP stdio server that records what it can see when DSH calls one of its tools.
 
 On `tools/call` it first notes the moment, then snapshots every session log under `<dsh-home>/sessions`
-(size, mtime, decoded events, via knit_desktop.core.dsh_log) before answering, and appends one JSON line to
+(size, mtime, decoded events, via knit_desktop.core.dsh.log) before answering, and appends one JSON line to
 `<out-dir>/probe-<pid>.jsonl` holding that snapshot, the request params (with `_meta`), its own pid, parent pid,
 cwd, argv and environment variable names. Its tool is `knit_docs`, so DSH shows it as `mcp__<serverName>__knit_docs`.
 
@@ -26,7 +26,7 @@ import mcp_types as types  # noqa: E402
 from mcp.server.lowlevel import Server  # noqa: E402
 from mcp.server.stdio import stdio_server  # noqa: E402
 
-from knit_desktop.core.dsh_log import LogReader  # noqa: E402
+from knit_desktop.core.dsh.log import LogReader  # noqa: E402
 
 TOOL = types.Tool(name="knit_docs", description="Probe: records what the server sees when called.",
                   input_schema={"type": "object", "properties": {"query": {"type": "string"}}})

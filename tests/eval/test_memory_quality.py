@@ -40,9 +40,9 @@ from pathlib import Path
 
 import pytest
 
-from knit_desktop.core.keywords import stem
 from knit_desktop.core.memory.library import MemoryIndex
 from knit_desktop.core.memory.search import search
+from knit_desktop.core.rank.keywords import stem
 
 HERE = Path(__file__).resolve().parent
 CORPUS = HERE / "memory_corpus"

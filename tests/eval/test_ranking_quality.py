@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from knit_desktop.core.conversation import Message
-from knit_desktop.core.keywords import size_weight
+from knit_desktop.core.dsh.conversation import Message
+from knit_desktop.core.rank.keywords import size_weight
 from knit_desktop.core.workspace import RankInput, Workspace
 
 from ..reference_impl import naive_weighted_hits, order_like_the_engine

@@ -19,10 +19,10 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from ..agent_tools import MEMORY_KINDS
 from .locking import exclusive_lock
 
-KINDS = MEMORY_KINDS
+# What sort of memory a proposal is (memory_propose's `kind`; the sticky note shows it).
+KINDS = ("preference", "project", "environment", "fact", "todo", "note")
 MAX_TEXT = 4000
 MAX_QUEUE_BYTES = 16_000_000  # ~1,000 proposals of the longest kind, many times over
 

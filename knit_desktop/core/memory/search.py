@@ -33,7 +33,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from ..keywords import stem as engine_stem
+from ..rank.keywords import stem as engine_stem
 from .library import CJK, Chapter, Entry, Library
 
 W_LIBRARY_TAG = 4.0

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..config import SharedSettings
-from ..dsh_sessions import dsh_home
+from ..dsh.sessions import dsh_home
 from ..paths import config_home, data_home
 from .library import Library, MemoryIndex
 from .proposals import Proposal, ProposalQueue, clean_proposal

@@ -12,8 +12,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from .boundary import within
-from .dsh_sessions import Read
+from ..index.boundary import within
+from .sessions import Read
 
 MAX_SESSIONS = 24
 MAX_SNAPSHOTS = 20

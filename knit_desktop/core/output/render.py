@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from .context_pack import ContextPack, PackItem
-from .ranking import Ranking
-from .text import truncate
-from .timefmt import relative_time_en
+from ..rank.context_pack import ContextPack, PackItem
+from ..rank.ranking import Ranking
+from ..text.timefmt import relative_time_en
+from ..text.tokens import truncate
 
 ITEM_SUMMARY_CHARS = 90
 TIER_HEADINGS = {

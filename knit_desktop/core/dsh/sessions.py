@@ -11,9 +11,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .config import SharedSettings
+from ..config import SharedSettings
 from .conversation import Message
-from .dsh_log import LogReader, file_mtime_ms
+from .log import LogReader, file_mtime_ms
 
 KEEP_MESSAGES = 500  # the newest messages a followed session keeps (the ranker reads the last 6)
 KEEP_READS = 2000  # the newest successful or failed `read` calls (the usage line audits the recent ones)

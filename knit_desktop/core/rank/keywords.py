@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .stopwords import CN_EDGE_STOP, CN_STOP_BIGRAMS, CN_STOP_CHARS, EN_STOP
-from .text import CJK_RUN, collation_key, is_latin_term, latin_query_terms, match_key
+from ..text.stopwords import CN_EDGE_STOP, CN_STOP_BIGRAMS, CN_STOP_CHARS, EN_STOP
+from ..text.tokens import CJK_RUN, collation_key, is_latin_term, latin_query_terms, match_key
 
 KEYWORD_LIMIT = 30
 MAX_SPANS_PER_TERM = 8

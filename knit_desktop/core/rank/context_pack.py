@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .links import LinkGraph
+from ..index.links import LinkGraph
 from .passages import Passage, best_passages, window_tf
 from .ranking import RankedDoc, Ranking
 from .roles import source_type

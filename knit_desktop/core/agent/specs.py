@@ -3,6 +3,8 @@ descriptions. Constants only, so the MCP server can list its tools without impor
 
 from __future__ import annotations
 
+from ..memory.proposals import KINDS
+
 KNIT_DOCS = "knit_docs"
 MEMORY_SEARCH = "memory_search"
 MEMORY_PROPOSE = "memory_propose"
@@ -20,8 +22,7 @@ KNIT_DOCS_DESCRIPTION = (
     "it, calls no model. The answer names the workspace (absolute path) and the DSH session it used."
 )
 
-# What sort of memory a proposal is (memory_propose's `kind`; the sticky note shows it).
-MEMORY_KINDS = ("preference", "project", "environment", "fact", "todo", "note")
+MEMORY_KINDS = KINDS  # memory_propose's `kind`
 
 # almost-for-ever's three cost tiers, as memory_search names them: L1 the structure (libraries, chapters, line
 # ranges, token counts: `knit-desktop memory` or the memory panel, ≈ 750 tokens), L2 the hits (entries as

@@ -7,8 +7,8 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
+from ..text.tokens import collapse_whitespace, truncate
 from .boundary import read_inside
-from .text import collapse_whitespace, truncate
 
 DOC_KINDS = ("md", "txt", "pdf")
 MEDIA_KINDS = ("image", "video")

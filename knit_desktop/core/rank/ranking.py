@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .documents import Document
+from ..index.documents import Document
+from ..index.search_index import Pool, SearchIndex, TermPostings, field_sources
+from ..text.tokens import is_latin_term
 from .fuzzy import Neighbour, neighbours, surface_word
 from .keywords import Keyword, choose_keywords
-from .search_index import Pool, SearchIndex, TermPostings, field_sources
-from .text import is_latin_term
 from .topic import topic_for
 
 K1 = 1.2

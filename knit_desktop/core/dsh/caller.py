@@ -19,7 +19,7 @@ import os
 import time
 from dataclasses import dataclass
 
-from .dsh_sessions import SessionCatalog, SessionLog, ToolCall
+from .sessions import SessionCatalog, SessionLog, ToolCall
 
 # Only a log written this recently can hold the call being answered: DSH flushes the call just before it sends
 # the request, and gives up on a tool after 60 s. An unanswered call in an older log is one DSH abandoned.

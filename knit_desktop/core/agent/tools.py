@@ -10,7 +10,14 @@ from __future__ import annotations
 
 import os
 
-from .agent_tools import (
+from ..config import SharedSettings
+from ..dsh.caller import Resolved
+from ..memory.library import estimate_tokens
+from ..memory.proposals import KINDS
+from ..memory.search import hits_payload
+from ..memory.store import MemoryStore
+from .knit_docs import KnitDocs, ToolAnswer, ToolError
+from .specs import (
     DEFAULT_LIMIT,
     KNIT_DOCS,
     MEMORY_DEFAULT_HITS,
@@ -20,13 +27,6 @@ from .agent_tools import (
     MEMORY_TIER_LINE,
     MEMORY_TIER_LINE_EMPTY,
 )
-from .config import SharedSettings
-from .dsh_caller import Resolved
-from .knit_docs import KnitDocs, ToolAnswer, ToolError
-from .memory.library import estimate_tokens
-from .memory.proposals import KINDS
-from .memory.search import hits_payload
-from .memory.store import MemoryStore
 
 TOOLS = (KNIT_DOCS, MEMORY_SEARCH, MEMORY_PROPOSE)
 MAX_QUERY = 2000

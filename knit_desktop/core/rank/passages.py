@@ -7,9 +7,9 @@ import math
 import re
 from dataclasses import dataclass
 
-from .documents import Document
+from ..index.documents import Document
+from ..text.tokens import collapse_whitespace, key_positions
 from .keywords import Keyword
-from .text import collapse_whitespace, key_positions
 
 PASSAGE_CHARS = 1200
 MIN_PASSAGE_CHARS = 300

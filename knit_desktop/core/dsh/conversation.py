@@ -6,8 +6,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from .stopwords import TASK_ACK
-from .text import collapse_whitespace
+from ..text.stopwords import TASK_ACK
+from ..text.tokens import collapse_whitespace
 
 MAX_MESSAGES = 6
 MESSAGE_CHARS = 2000

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pymupdf
 
+from ..text.tokens import collapse_whitespace, truncate
 from .documents import BODY_CAP_BYTES, MAX_PDF_PAGES, PDF_READ_CAP, SUMMARY_CHARS, Document, SkipFile
-from .text import collapse_whitespace, truncate
 
 pymupdf.TOOLS.mupdf_display_errors(False)  # corrupt files are reported through our status, not stderr
 

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..text.tokens import LATIN_DOC_RUN, cjk_grams, is_cjk_char, latin_token_count, match_key, run_keys
 from .documents import DOC_KINDS, MEDIA_KINDS, Document
-from .text import LATIN_DOC_RUN, cjk_grams, is_cjk_char, latin_token_count, match_key, run_keys
 
 TF_MAX = 65535  # per field and vocabulary entry; ranking caps tf at 20 anyway
 POOL_KINDS = {"doc": frozenset(DOC_KINDS), "media": frozenset(MEDIA_KINDS), "all": frozenset(DOC_KINDS + MEDIA_KINDS)}

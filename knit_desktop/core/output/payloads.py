@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .context_pack import ContextPack, PackItem
-from .ranking import Ranking
+from ..rank.context_pack import ContextPack, PackItem
+from ..rank.ranking import Ranking
 
 TOOL_RELATIONS = 2
 

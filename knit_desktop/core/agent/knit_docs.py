@@ -15,15 +15,15 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from .agent_tools import DEFAULT_LIMIT, KNIT_DOCS, KNIT_DOCS_DESCRIPTION, MAX_LIMIT
-from .boundary import UnsafeWorkspace, check_workspace
-from .dsh_caller import HOW_WORDS, CallerResolver, Resolved
-from .dsh_sessions import SessionCatalog, dsh_home, sessions_root
-from .heap import release_heap, settle_heap
-from .payloads import context_payload
-from .render import render_context
-from .usage import UsageAudit
-from .workspace import RankInput, Workspace, WorkspaceNotFound
+from ..dsh.caller import HOW_WORDS, CallerResolver, Resolved
+from ..dsh.sessions import SessionCatalog, dsh_home, sessions_root
+from ..dsh.usage import UsageAudit
+from ..heap import release_heap, settle_heap
+from ..index.boundary import UnsafeWorkspace, check_workspace
+from ..output.payloads import context_payload
+from ..output.render import render_context
+from ..workspace import RankInput, Workspace, WorkspaceNotFound
+from .specs import DEFAULT_LIMIT, KNIT_DOCS, KNIT_DOCS_DESCRIPTION, MAX_LIMIT
 
 # A workspace met for the first time is indexed for at most this long before the first answer (DSH waits 60 s).
 FIRST_ANSWER_BUDGET_S = 7.0

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..text.tokens import collation_key
 from .keywords import Keyword
-from .text import collation_key
 
 MAX_LABEL_CHARS = 6
 TOPIC_TERMS = 3

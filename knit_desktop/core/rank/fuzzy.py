@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from .text import LATIN_DOC_RUN, WORD_PART, is_cjk_char, latin_key
+from ..text.tokens import LATIN_DOC_RUN, WORD_PART, is_cjk_char, latin_key
 
 MIN_FUZZY_LATIN = 5
 MAX_NEIGHBOURS = 2

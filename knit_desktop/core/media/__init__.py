@@ -1,0 +1,1 @@
+"""Images and videos: the media grid's arithmetic and the thumbnail disk cache."""
