@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .dsh.conversation import MAX_CHARS, Message, conversation_window
-from .index.boundary import OUTSIDE_REASON, OutsideWorkspace, links_outside
+from .index.boundary import OUTSIDE_REASON, OutsideWorkspace, WorkspaceNotFound, links_outside
 from .index.documents import SkipFile, content_hash, extract_document, kind_for_name, read_indexed_bytes
 from .index.links import LinkGraph, Ref, build_graph, extract_refs
 from .index.scan import Candidate, FileStatus, candidate_for, walk_workspace
@@ -33,10 +33,6 @@ BATCH = 200  # files per store transaction
 # Under a time budget the cheap kinds are indexed first: a PDF costs as much as dozens of notes.
 _COST = {"md": 0, "txt": 0, "image": 0, "video": 0, "pdf": 1}
 Progress = Callable[[int, int, str], None]  # done, total, current file
-
-
-class WorkspaceNotFound(Exception):
-    pass
 
 
 @dataclass(frozen=True)

@@ -233,3 +233,7 @@ def check_workspace(path: str, allow_large: bool = False) -> None:
     reason = unsafe_workspace_reason(path)
     if reason is not None:
         raise UnsafeWorkspace(refuse_message(os.path.realpath(os.path.expanduser(path)), reason))
+
+
+class WorkspaceNotFound(Exception):
+    """The folder named as the workspace does not exist (the command line exits 3)."""

@@ -1,0 +1,135 @@
+"""The command line's grammar: every command and option, and the one-line usage error. Imports nothing heavy, so
+`--version` and `--help` answer at once."""
+
+from __future__ import annotations
+
+import argparse
+
+from .. import __version__
+from ..core.memory.proposals import KINDS as MEMORY_KINDS
+
+EXIT_OK = 0
+EXIT_USAGE = 2
+EXIT_NO_WORKSPACE = 3
+
+
+class UsageError(Exception):
+    """Bad arguments or unreadable input: one line on stderr, exit 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one clear line instead of a usage dump
+        raise UsageError(message)
+
+
+def positive_int(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {value[:40]!r}") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {value[:40]!r}")
+    return number
+
+
+def epoch_ms(value: str) -> int:
+    try:
+        return int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected milliseconds since the epoch, got {value[:40]!r}") from None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = Parser(prog="knit-desktop", description="Documents ranked by what your DSH conversation is about.")
+    parser.add_argument("--version", action="version", version=f"knit-desktop {__version__}")
+    sub = parser.add_subparsers(dest="command", parser_class=Parser)
+
+    def workspace_args(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--workspace", metavar="DIR", help="the project folder to rank")
+        p.add_argument("--demo", action="store_true", help="use the bundled demo workspace and conversation")
+        p.add_argument("--dsh-home", metavar="DIR", help="DSH's home directory (default: $DSH_HOME or ~/.dsh)")
+        allow_large_arg(p)
+
+    def allow_large_arg(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--allow-large-workspace", action="store_true",
+                       help="accept /, your home folder or a system folder as the workspace")
+
+    def input_args(p: argparse.ArgumentParser) -> None:
+        group = p.add_mutually_exclusive_group()
+        group.add_argument("--query", metavar="TEXT", help="rank by this text instead of a conversation")
+        group.add_argument("--messages", metavar="FILE", help="JSON array of {role, text}, oldest first ('-' = stdin)")
+        group.add_argument("--session", metavar="ID|auto", help="rank by a DSH session's conversation (auto: the active one)")
+        p.add_argument("--now", type=epoch_ms, metavar="EPOCH_MS", help="pin the clock (for reproducible results)")
+        p.add_argument("--json", action="store_true", help="print JSON")
+
+    gui = sub.add_parser("gui", help="open the window (the default)")
+    workspace_args(gui)
+    gui.add_argument("--messages", metavar="FILE")
+    gui.add_argument("--screenshot", metavar="FILE")
+
+    rank = sub.add_parser("rank", help="print the workspace's documents in rank order")
+    workspace_args(rank)
+    input_args(rank)
+    rank.add_argument("--kind", choices=("doc", "media", "all"), default="doc")
+    rank.add_argument("--sort", choices=("relevance", "time"), default="relevance")
+    rank.add_argument("--limit", type=positive_int, metavar="N")
+
+    context = sub.add_parser("context", help="print the context pack (primary / supporting / related)")
+    workspace_args(context)
+    input_args(context)
+    context.add_argument("--limit", type=positive_int, metavar="N", default=5, help="recent files in time mode")
+
+    sessions = sub.add_parser("sessions", help="list DSH sessions and which one is active")
+    sessions.add_argument("--dsh-home", metavar="DIR")
+    sessions.add_argument("--json", action="store_true")
+
+    conversation = sub.add_parser("conversation", help="print what Knit reads from a DSH session")
+    conversation.add_argument("--dsh-home", metavar="DIR")
+    conversation.add_argument("--session", metavar="ID|auto", default="auto")
+    conversation.add_argument("--json", action="store_true")
+
+    peek = sub.add_parser("peek", help="print the top 5 documents for the active DSH session (the tray's peek)")
+    peek.add_argument("--workspace", metavar="DIR")
+    peek.add_argument("--dsh-home", metavar="DIR")
+    peek.add_argument("--session", metavar="ID|auto", default="auto")
+    peek.add_argument("--now", type=int, metavar="EPOCH_MS")
+    peek.add_argument("--json", action="store_true")
+    allow_large_arg(peek)
+
+    mcp = sub.add_parser("mcp", help="serve the agent tools (knit_docs) over MCP on stdin/stdout")
+    mcp.add_argument("--workspace", metavar="DIR", help="always answer for this folder (default: the active session's)")
+    mcp.add_argument("--dsh-home", metavar="DIR", help="DSH's home (DSH strips DSH_* variables from MCP servers)")
+    mcp.add_argument(
+        "--print-config",
+        choices=("dsh", "json", "shell"),
+        metavar="dsh|json|shell",
+        help="print how to register this server (the DSH cordis row, an mcpServers entry, or the command) and exit",
+    )
+
+    memory_help = "the memory directory (default: the one chosen in Settings, else <DSH home>/memory)"
+    mcp.add_argument("--memory-dir", metavar="DIR", help=memory_help)
+    allow_large_arg(mcp)
+
+    def memory_args(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--memory-dir", metavar="DIR", help=memory_help)
+        p.add_argument("--dsh-home", metavar="DIR")
+
+    propose = sub.add_parser("propose", help="queue a memory for confirmation on a sticky note")
+    propose.add_argument("text", metavar="content", help="the memory, one short self-contained statement")
+    propose.add_argument("--target", metavar="LIB", default="", help="the memory file (e.g. preferences.md)")
+    propose.add_argument("--chapter", metavar="H", default="", help="the ## chapter to append to")
+    propose.add_argument("--kind", default="note", choices=MEMORY_KINDS)
+    propose.add_argument("--reason", default="", help="why it is worth keeping (shown on the note)")
+    memory_args(propose)
+    memory = sub.add_parser("memory", help="search the memory files (with a query) or show their structure")
+    memory.add_argument("query", nargs="?", default="")
+    memory.add_argument("--hits", type=positive_int, default=3)
+    memory.add_argument("--budget", type=positive_int, default=700, help="characters of answer (default 700)")
+    memory.add_argument("--json", action="store_true")
+    memory_args(memory)
+
+    sub.add_parser("selftest", help="check that videos, PDFs and both languages work in this installation (JSON)")
+    index = sub.add_parser("index", help="index a workspace and report what was indexed, skipped or failed")
+    workspace_args(index)
+    index.add_argument("--json", action="store_true")
+    return parser
