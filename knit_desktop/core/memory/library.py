@@ -93,10 +93,30 @@ class Entry:
     style: str  # "list" | "numbered" | "table" | "paragraph" | "code" | "frontmatter" (the style of its body)
     number: int = 0  # for numbered items
     heading: str = ""  # the `###` heading this entry stands under (its first line when it opened the entry)
+    # A block of several paragraphs (a `###` block, prose after a `---`) keeps where each one is: (first line,
+    # last line, index of its first line in `text`), so search can find the paragraph that answers inside it.
+    parts: list[tuple[int, int, int]] = field(default_factory=list)
 
     @property
     def tokens(self) -> int:
         return estimate_tokens(self.text)
+
+    def extend(self, n: int, line: str) -> None:
+        """Line `n` continues this entry (and its last paragraph)."""
+        self.end = n
+        self.text += "\n" + line
+        if self.parts:
+            first, _, index = self.parts[-1]
+            self.parts[-1] = (first, n, index)
+
+    def part_entries(self) -> list[Entry]:
+        """The paragraphs of a block as entries of their own (under the block's heading); [] for a single one."""
+        if len(self.parts) < 2:
+            return []
+        lines = self.text.split("\n")
+        bounds = [index for _, _, index in self.parts] + [len(lines)]
+        return [Entry(first, last, "\n".join(lines[bounds[k]:bounds[k + 1]]), "paragraph", 0, self.heading)
+                for k, (first, last, _) in enumerate(self.parts)]
 
 
 @dataclass
@@ -166,8 +186,10 @@ def _entries(lines: list[str], first: int) -> list[Entry]:
             if current is None:
                 entries.pop()
                 current = block
-            current.end = n
-            current.text += "\n" + text
+            if not current.parts:
+                current.parts.append((current.start, current.end, 0))
+            current.parts.append((n, n, current.text.count("\n") + 1))
+            current.extend(n, text)
             if style == "code":
                 current.style = "paragraph"
             return
@@ -195,8 +217,7 @@ def _entries(lines: list[str], first: int) -> list[Entry]:
         stripped = line.strip()
         if fence:  # inside a fenced block everything is code, whatever it looks like
             if current is not None:
-                current.end = n
-                current.text += "\n" + line.rstrip()
+                current.extend(n, line.rstrip())
             if stripped.startswith(fence):
                 fence = ""
                 if current is not None and current.style == "code":
@@ -262,8 +283,7 @@ def _entries(lines: list[str], first: int) -> list[Entry]:
             start(n, stripped, "list")
             continue
         if current is not None:  # a continuation line (indented, or the next line of a paragraph)
-            current.end = n
-            current.text += "\n" + stripped
+            current.extend(n, stripped)
             continue
         prose(n, stripped, "paragraph")
     close()

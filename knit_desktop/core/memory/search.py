@@ -7,6 +7,10 @@ block, or a `###` block with its body — see `library.py`), with its chapter an
 - **Base**: BM25 over entries (k1 1.2, b 0.75). Text is compared in CJK character bigrams and Latin words with
   the ranking engine's stemming (`core.keywords.stem`) and prefix matching (`deploy` meets `deployments`);
   version-like tokens (`M1.2`, `22:26`, `2026-02-24`) also stand whole, so `M1.2` is not `M1.1`.
+- **Context fields**: an entry's chapter title and the `###` heading it sits under count as low-weight fields of
+  the entry (× 0.3 and × 0.2, BM25F-style), so "- [✅] Step 0.1" under "## Phase 0 完成总结" answers a question
+  about Phase 0. A block of several paragraphs scores as its best paragraph when that one scores higher alone, and
+  the hit is then that paragraph.
 - **Boosts** (multiplying an entry's BM25, so they can lift a good entry but never make one): the seed's
   dimensions (almost-for-ever) — ① library tag, ② chapter tag, ③ parent category, ④ heading coverage (chapter
   title and `###` heading), weighted as the seed weighs them (4 : 3 : 0.5 : 8 × coverage, × 0.45 for a one-word
@@ -27,6 +31,7 @@ block, or a `###` block with its body — see `library.py`), with its chapter an
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import re
@@ -51,6 +56,7 @@ TOPIC_SCALE = 1.0 / (W_LIBRARY_TAG + W_CHAPTER_TAG + W_PARENT + W_HEADING)  # al
 # Untagged libraries: the heading (chapter title and `###`) and the library's own name (file name, H1).
 W_LOOSE_HEADING, W_LOOSE_HEADING_STATUS, W_LOOSE_LIBRARY = 0.5, 1.0, 0.3
 HEADING_LINE_WEIGHT = 0.5
+CHAPTER_FIELD_WEIGHT, HEADING_FIELD_WEIGHT = 0.3, 0.2  # an entry's chapter title and `###` heading, as fields
 COORDINATION = 0.4  # an entry holding all of the query's words counts fully, one holding a few a bit less
 STATUS_FACTOR = 1.4  # an entry that says how far something got, when the question asks exactly that
 RECENCY_FACTOR = 0.3  # the latest status in a log (its position in the file) gains up to this much more
@@ -289,17 +295,49 @@ class _Candidate:
     topic: float
 
 
-def _bm25(candidates: list[_Candidate], q: set[str]) -> list[tuple[float, float]]:
-    """Each candidate's BM25 over the entries, and the share of the query's (IDF-weighted) terms it holds."""
-    bags = [_entry_terms(c.entry) for c in candidates]
+@functools.lru_cache(maxsize=4096)
+def _title_terms(title: str) -> Counter:
+    return Counter(terms(title))
+
+
+def _with_context(candidate: _Candidate) -> Counter:
+    """An entry's terms plus, at low weight, those of where it stands: its chapter's title and the `###` heading
+    it sits under (BM25F-style context fields). A log's headings say what its entries are about ("Phase 0 完成总结"
+    over "- [✅] Step 0.1"); at these weights they decide between entries, never for them."""
+    bag = _entry_terms(candidate.entry)
+    title = "" if candidate.chapter.implicit else candidate.chapter.title
+    heading = candidate.entry.heading if not candidate.entry.text.startswith("#") else ""
+    if not title and not heading:
+        return bag
+    bag = bag.copy()
+    for weight, words in ((CHAPTER_FIELD_WEIGHT, title), (HEADING_FIELD_WEIGHT, heading)):
+        for term, count in _title_terms(words).items():
+            bag[term] += weight * count
+    return bag
+
+
+def _part_terms(entry: Entry) -> list[tuple[Entry, Counter]]:
+    """The paragraphs of a block entry with their terms (cached on the entry, like `_entry_terms`)."""
+    cached = entry.__dict__.get("_part_terms")
+    if cached is None or cached[0] != entry.text:
+        cached = (entry.text, [(part, _entry_terms(part)) for part in entry.part_entries()])
+        entry.__dict__["_part_terms"] = cached
+    return cached[1]
+
+
+def _bm25(candidates: list[_Candidate], q: set[str]) -> list[tuple[float, float, Entry]]:
+    """Each candidate's BM25 over the entries, the share of the query's (IDF-weighted) terms it holds, and the
+    entry that earned it: a block of several paragraphs scores as its best paragraph when that one scores higher
+    alone (the block's other paragraphs dilute a match; the answer is then that paragraph)."""
+    bags = [_with_context(c) for c in candidates]
     n = len(bags)
     if not n:
         return []
     lengths = [sum(bag.values()) for bag in bags]
     avgdl = sum(lengths) / n or 1.0
     vocabulary = set().union(*bags)
-    scores = [0.0] * n
-    held = [0.0] * n
+    weights: dict[str, float] = {}  # the query's terms as the entries hold them, with their IDF
+    matched_by: dict[str, set[str]] = {}
     total = 0.0
     for term in q:
         matched = {t for t in vocabulary if t == term or (
@@ -307,15 +345,32 @@ def _bm25(candidates: list[_Candidate], q: set[str]) -> list[tuple[float, float]
             and t.isalpha() and (t.startswith(term) or term.startswith(t)))}
         if not matched:
             continue  # a word no entry holds neither helps nor hurts
-        tfs = [sum(bag[t] for t in matched if t in bag) for bag in bags]
-        df = sum(1 for tf in tfs if tf)
-        idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
-        total += idf
-        for i, tf in enumerate(tfs):
+        df = sum(1 for bag in bags if any(t in bag for t in matched))
+        weights[term] = math.log(1 + (n - df + 0.5) / (df + 0.5))
+        matched_by[term] = matched
+        total += weights[term]
+
+    def score(bag: Counter, length: float) -> tuple[float, float]:
+        value = held = 0.0
+        for term, idf in weights.items():
+            tf = sum(bag[t] for t in matched_by[term] if t in bag)
             if tf:
-                scores[i] += idf * tf * (BM25_K1 + 1) / (tf + BM25_K1 * (1 - BM25_B + BM25_B * lengths[i] / avgdl))
-                held[i] += idf
-    return [(score, h / total if total else 0.0) for score, h in zip(scores, held)]
+                value += idf * tf * (BM25_K1 + 1) / (tf + BM25_K1 * (1 - BM25_B + BM25_B * length / avgdl))
+                held += idf
+        return value, (held / total if total else 0.0)
+
+    out = []
+    for candidate, bag, length in zip(candidates, bags, lengths):
+        best = (*score(bag, length), candidate.entry)
+        if best[0] > 0:
+            for k, (part, part_bag) in enumerate(_part_terms(candidate.entry)):
+                value, held = score(part_bag, sum(part_bag.values()))
+                if value * (1 - COORDINATION + COORDINATION * held) > best[0] * (1 - COORDINATION + COORDINATION * best[1]):
+                    # The first paragraph carries the block's heading, which speaks for the whole block: the
+                    # answer stays the block (a heading's words often name what the code below it shows).
+                    best = (value, held, part if k else candidate.entry)
+        out.append(best)
+    return out
 
 
 def _boost(query: str, q: set[str], candidate: _Candidate, asks_status: bool) -> float:
@@ -354,7 +409,9 @@ def search(libraries: list[Library], query: str, max_hits: int = DEFAULT_HITS) -
                 candidates.append(_Candidate(library, chapter, entry, topic))
     ranked: list[tuple[int, float, str, int, _Candidate]] = []
     stand_ins: set[int] = set()
-    for candidate, (body, held) in zip(candidates, _bm25(candidates, q)):
+    for candidate, (body, held, answer) in zip(candidates, _bm25(candidates, q)):
+        if answer is not candidate.entry:
+            candidate = _Candidate(candidate.library, candidate.chapter, answer, candidate.topic)
         score = 0.0
         if body > 0:
             score = body * (1 - COORDINATION + COORDINATION * held) * _boost(query, q, candidate, asks_status)
