@@ -47,3 +47,10 @@ def index_db_path(real_root: str) -> Path:
     digest = hashlib.sha256(real_root.encode("utf-8", "surrogatepass")).hexdigest()[:16]
     label = re.sub(r"[^A-Za-z0-9._-]+", "_", os.path.basename(real_root.rstrip("/\\")) or "root")[:40]
     return app_home() / "indexes" / f"{label}-{digest}.sqlite3"
+
+
+def history_db_path(dsh_home: str) -> Path:
+    """One history index per DSH home (its conversations, for recall), keyed by the home's real path."""
+    real = os.path.realpath(dsh_home)
+    digest = hashlib.sha256(real.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return app_home() / "history" / f"dsh-{digest}.sqlite3"

@@ -1,0 +1,1 @@
+"""Recall over past DSH conversations (issue 18): layers, events, scopes, payloads."""
