@@ -60,6 +60,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS text_fts USING fts5(
 CREATE VIRTUAL TABLE IF NOT EXISTS terms_fts USING fts5(
     terms, content='messages', content_rowid='id', tokenize='unicode61 remove_diacritics 0');
 CREATE VIRTUAL TABLE IF NOT EXISTS terms_vocab USING fts5vocab(terms_fts, 'row');
+CREATE VIRTUAL TABLE IF NOT EXISTS text_vocab USING fts5vocab(text_fts, 'row');
 """
 
 
@@ -134,7 +135,7 @@ class HistoryIndex:
                 self.db.execute("INSERT INTO meta VALUES('schema', ?)", (SCHEMA_VERSION,))
             elif row[0] != SCHEMA_VERSION:  # an older layout: it is only a cache, so start again
                 self.db.executescript(
-                    "DROP TABLE IF EXISTS terms_vocab; DROP TABLE IF EXISTS text_fts; DROP TABLE IF EXISTS terms_fts;"
+                    "DROP TABLE IF EXISTS terms_vocab; DROP TABLE IF EXISTS text_vocab; DROP TABLE IF EXISTS text_fts; DROP TABLE IF EXISTS terms_fts;"
                     "DROP TABLE IF EXISTS messages; DROP TABLE IF EXISTS sessions; DROP TABLE IF EXISTS logs;"
                 )
                 self.db.executescript(SCHEMA)
@@ -315,6 +316,15 @@ class HistoryIndex:
         with self._lock:
             rows = self.db.execute("SELECT term FROM terms_vocab").fetchall()
         return [r[0] for r in rows if r[0][:1].isascii() and r[0].isalpha()]
+
+    def middles(self, first: str, last: str, limit: int = 8) -> list[str]:
+        """The characters X for which `first X last` occurs somewhere (from the trigram table's vocabulary, looked
+        up by range, so it costs the trigrams starting with `first`, not a scan)."""
+        with self._lock:
+            rows = self.db.execute("SELECT term FROM text_vocab WHERE term >= ? AND term < ? LIMIT 5000",
+                                   (first, first + "\U0010ffff")).fetchall()
+        out = [term[1] for (term,) in rows if len(term) == 3 and term[2] == last and term[1].strip()]
+        return out[: limit + 1]
 
     def _scoped(self, sql: str, params: list, sessions: list[str] | None, limit: int) -> list[tuple[Row, float]]:
         if sessions is not None:

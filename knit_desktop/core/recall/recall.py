@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from ..dsh.history_index import HistoryIndex, IndexedSession, Row, message_terms
 from ..rank import fuzzy
 from ..rank.keywords import candidate_spans
-from ..text.tokens import collapse_whitespace, is_cjk_char, is_latin_term, key_positions, match_key
+from ..text.tokens import CJK_RUN, collapse_whitespace, is_cjk_char, is_latin_term, key_positions, match_key
 
 LITERAL, FUZZY = "literal", "fuzzy"
 SCOPES = ("session", "workspace", "all")
@@ -38,7 +38,10 @@ SNIPPETS_PER_EVENT = 3
 SNIPPET_CHARS = 160
 CANDIDATES = 400  # bm25's best rows the fuzzy layer measures coverage on
 LITERAL_LIMIT = 200
-COVERAGE_MIN = 0.45
+COVERAGE_MIN = 0.25
+WEAK_COVERAGE = 0.1  # a turn next to a hit that shares this much joins its event (the other half of a Q&A)
+MAX_TYPO_RUN = 8  # CJK runs up to this long are read as fragments that may hold a wrong or missing character
+MAX_FILLS = 3  # characters that may fill a CJK gap before the guess is too ambiguous
 NEIGHBOUR_WEIGHT = 0.8  # a typo neighbour counts a little less than the word itself
 TOOL_WEIGHT = 0.5  # a tool call's name and path: evidence, never above what was said
 DEFAULT_SESSIONS = 10
@@ -51,6 +54,8 @@ class Hit:
     score: float
     layer: str  # LITERAL | FUZZY
     keys: tuple[str, ...] = ()  # the query keys (or their neighbours) it contains, for snippets and highlights
+    credit: dict[str, float] = field(default_factory=dict)  # fuzzy: query key -> the share of weight it earned
+    weak: bool = False  # below the coverage threshold: only joins an event next to a real hit, never starts one
 
 
 @dataclass
@@ -73,7 +78,7 @@ class Event:
 
     def snippet_hits(self) -> list[Hit]:
         spoken = [h for h in self.hits if h.row.kind != "tool"] or self.hits
-        best = sorted(spoken, key=lambda h: -h.score)[:SNIPPETS_PER_EVENT]
+        best = sorted(spoken, key=lambda h: (h.weak, -h.score))[:SNIPPETS_PER_EVENT]
         return sorted(best, key=lambda h: h.row.seq)
 
 
@@ -93,13 +98,22 @@ class Query:
     neighbours: dict[str, list[str]] = field(default_factory=dict)  # a key found nowhere -> vocabulary stand-ins
 
 
+# Words a question about the past is made of, beyond the ranking engine's stop list: they say that something was
+# said, not what.
+RECALL_STOP = frozenset(
+    "why got off yes said say says talk talked discuss discussed discussion mention mentioned earlier before "
+    "remember recall again thing things stuff something anything where who whom whose".split()
+)
+
+
 def query_keys(text: str) -> list[str]:
     """The query's word keys, cut by the ranking engine's keyword code: Latin terms (stop words out) keyed as
     the index keys them, and the CJK bigrams (stop bigrams out)."""
     keys: list[str] = []
     for term, _, _ in candidate_spans(text):
         if is_latin_term(term):
-            keys.append(match_key(term))
+            if term not in RECALL_STOP:
+                keys.append(match_key(term))
         elif len(term) == 2:
             keys.append(term)
     return list(dict.fromkeys(k for k in keys if k))
@@ -136,13 +150,40 @@ class Recall:
             df = frequencies.get(key, 0)
             if df:
                 query.weights[key] = _idf(df, total)
-            elif not is_cjk_char(key[0]):
-                found = self._neighbours(key)
+            else:
+                found = self._cjk_neighbours(key, text) if is_cjk_char(key[0]) else self._neighbours(key)
                 if found:
                     query.neighbours[key] = found
                     near = self.index.doc_frequencies(found)
                     query.weights[key] = NEIGHBOUR_WEIGHT * max(_idf(near.get(k, 0) or 1, total) for k in found)
         return query
+
+    def _cjk_neighbours(self, bigram: str, text: str) -> list[str]:
+        """Stand-ins for a CJK bigram found nowhere, read off the trigrams that do occur: a missing character
+        (`在工` for 在建工程: 在?工 → 在建, 建工) or a wrong one (`后坠` in 后坠搜索: 后?搜 → 后缀). A gap that
+        many characters fill is too ambiguous and gives nothing."""
+        found: list[str] = []
+        if not any(bigram in run and len(run) <= MAX_TYPO_RUN for run in CJK_RUN.findall(text)):
+            return found
+        x, y = bigram
+        fills = self.index.middles(x, y)
+        if 0 < len(fills) <= MAX_FILLS:
+            found += [x + f for f in fills] + [f + y for f in fills]
+        for run in CJK_RUN.findall(text):
+            if len(run) > MAX_TYPO_RUN:
+                continue  # a sentence, not a remembered fragment: its absent bigrams straddle words
+            at = run.find(bigram)
+            if at < 0:
+                continue
+            if at + 2 < len(run):  # y is wrong: x ? z
+                fills = self.index.middles(x, run[at + 2])
+                if 0 < len(fills) <= MAX_FILLS:
+                    found += [x + f for f in fills]
+            if at > 0:  # x is wrong: w ? y
+                fills = self.index.middles(run[at - 1], y)
+                if 0 < len(fills) <= MAX_FILLS:
+                    found += [f + y for f in fills]
+        return [g for g in dict.fromkeys(found) if g != bigram]
 
     def _neighbours(self, key: str) -> list[str]:
         if not key.isalpha() or len(key) < fuzzy.MIN_FUZZY_LATIN - 1:
@@ -178,19 +219,21 @@ class Recall:
         hits = []
         for row, bm25 in self.index.match_terms(expression, sessions, CANDIDATES):
             present = set(message_terms(row.text))
-            covered, keys = 0.0, []
+            credit, keys = {}, []
             for key in usable:
                 if key in present:
-                    covered += query.weights[key]
+                    credit[key] = query.weights[key] / total
                     keys.append(key)
                 else:
                     near = [a for a in alternatives[key][1:] if a in present]
                     if near:
-                        covered += query.weights[key] * NEIGHBOUR_WEIGHT
+                        credit[key] = query.weights[key] * NEIGHBOUR_WEIGHT / total
                         keys.extend(near)
-            coverage = covered / total
-            if coverage >= COVERAGE_MIN or (len(usable) == 1 and coverage > 0):
-                hits.append(_weighted(Hit(row, coverage + 0.1 * _squash(bm25), FUZZY, tuple(keys))))
+            coverage = sum(credit.values())
+            strong = coverage >= COVERAGE_MIN or (len(usable) == 1 and coverage > 0)
+            if strong or coverage >= WEAK_COVERAGE:
+                hits.append(_weighted(Hit(row, coverage + 0.1 * _squash(bm25), FUZZY, tuple(keys), credit,
+                                          weak=not strong)))
         return hits
 
     def search(self, text: str, sessions: list[str] | None, layers: tuple[str, ...] = (LITERAL, FUZZY)) -> list[Hit]:
@@ -220,8 +263,11 @@ def group_events(hits: list[Hit], known: dict[str, IndexedSession], limit: int =
     results: list[SessionResult] = []
     for session_id, session_hits in by_session.items():
         session_hits.sort(key=lambda h: (h.row.ordinal, h.row.seq))
+        strong = [h for h in session_hits if not h.weak]
+        if not strong:
+            continue
         events: list[Event] = []
-        for hit in session_hits:
+        for hit in strong:
             last = events[-1] if events else None
             if last is not None and hit.row.ordinal - last.hits[-1].row.ordinal <= EVENT_GAP and \
                     hit.row.ordinal - last.hits[0].row.ordinal < MAX_EVENT_TURNS:
@@ -229,13 +275,40 @@ def group_events(hits: list[Hit], known: dict[str, IndexedSession], limit: int =
             else:
                 events.append(Event(session_id, [hit]))
         for event in events:
-            scores = sorted((h.score for h in event.hits), reverse=True)
-            event.score = scores[0] + 0.05 * sum(scores[1:3])  # a moment mentioned twice beats one mention
+            event.score = _event_score(event)
+        for hit in session_hits:
+            if hit.weak:
+                _attach(events, hit)
         events.sort(key=lambda e: (-e.score, e.start_seq))
         session = known.get(session_id) or IndexedSession(session_id, "", "", 0, True, "")
         results.append(SessionResult(session, events[:events_per_session], events[0].score))
     results.sort(key=lambda r: (-r.score, -r.session.updated_ms, r.session.id))
     return results[:limit]
+
+
+def _attach(events: list[Event], hit: Hit) -> None:
+    """A weak hit joins the event with a real hit on the turn next to it (its score is not changed)."""
+    for event in events:
+        first, last = event.hits[0].row.ordinal, event.hits[-1].row.ordinal
+        if any(abs(h.row.ordinal - hit.row.ordinal) <= 1 for h in event.hits if not h.weak) and \
+                max(last, hit.row.ordinal) - min(first, hit.row.ordinal) < MAX_EVENT_TURNS:
+            event.hits.append(hit)
+            event.hits.sort(key=lambda h: (h.row.ordinal, h.row.seq))
+            return
+
+
+def _event_score(event: Event) -> float:
+    """The best hit, plus a little for each further mention; and for a fuzzy event, the query words its turns
+    cover together (a question in one turn and its answer in the next, as a paraphrase often recalls them)."""
+    scores = sorted((h.score for h in event.hits), reverse=True)
+    score = scores[0] + 0.05 * sum(scores[1:3])
+    if len(event.hits) > 1 and all(h.layer == FUZZY for h in event.hits):
+        union: dict[str, float] = {}
+        for hit in event.hits:
+            for key, share in hit.credit.items():
+                union[key] = max(union.get(key, 0.0), share)
+        score = max(score, sum(union.values()) + 0.05 * sum(scores[1:3]))
+    return score
 
 
 def ranked_events(results: list[SessionResult]) -> list[Event]:
