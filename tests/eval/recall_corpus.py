@@ -1,4 +1,4 @@
-"""The recall eval's conversations and labelled queries (see recall_corpus/SOURCES.md for where each came from).
+"""The recall eval's conversations and labelled queries (see RECALL_SOURCES.md for where each came from).
 
 Each session is a public GitHub issue thread retold as a conversation: the thread's posts in order, condensed into
 short turns (the technical content, names, versions, commands and error messages kept; the wording shortened, not

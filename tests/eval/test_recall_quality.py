@@ -1,6 +1,6 @@
 """History recall on conversations Knit did not write (issue 18).
 
-The corpus (`recall_corpus.py`, sources in `recall_corpus/SOURCES.md`) is eight public GitHub issue threads retold as
+The corpus (`recall_corpus.py`, sources in `RECALL_SOURCES.md`) is eight public GitHub issue threads retold as
 DSH conversations — English and Chinese, three workspaces, two compacted sessions, a fork, injected context — written
 as real zstd DSH logs and indexed by the real history index. 49 labelled queries in five categories (exact, fuzzy,
 paraphrase, cross-session, compacted) are answered by four variants in the same run:
