@@ -14,7 +14,13 @@ from __future__ import annotations
 
 import mcp_types as types
 
-from .core.agent.specs import DEFAULT_LIMIT, MAX_LIMIT, MEMORY_KINDS, MEMORY_SEARCH_DESCRIPTION
+from .core.agent.specs import (
+    DEFAULT_LIMIT,
+    MAX_LIMIT,
+    MEMORY_KINDS,
+    MEMORY_SEARCH_DESCRIPTION,
+    RECALL_DESCRIPTION,
+)
 from .core.agent.specs import KNIT_DOCS_DESCRIPTION as DESCRIPTION
 
 
@@ -151,4 +157,44 @@ MEMORY_PROPOSE_TOOL = types.Tool(
     annotations=types.ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False),
 )
 
-ALL_TOOLS = [KNIT_DOCS_TOOL, MEMORY_SEARCH_TOOL, MEMORY_PROPOSE_TOOL]
+_SCOPE = {"type": "string", "enum": ["session", "workspace", "all"]}
+_ROLE = {"type": "string", "enum": ["user", "assistant"]}
+RECALL_SNIPPET_SCHEMA = _closed({"seq": _INT, "role": _ROLE, "text": _STR}, ["seq", "role", "text"])
+RECALL_EVENT_SCHEMA = _closed(
+    {"start_seq": _INT, "end_seq": _INT, "matched_by": {"type": "string", "enum": ["literal", "fuzzy"]},
+     "snippets": {"type": "array", "items": RECALL_SNIPPET_SCHEMA}},
+    ["start_seq", "end_seq", "matched_by", "snippets"],
+)
+RECALL_SESSION_SCHEMA = _closed({"id": _STR, "title": _STR, "cwd": _STR,
+                                 "events": {"type": "array", "items": RECALL_EVENT_SCHEMA}},
+                                ["id", "title", "cwd", "events"])
+RECALL_MESSAGE_SCHEMA = _closed({"seq": _INT, "role": _ROLE, "text": _STR, "compacted": {"type": "boolean"}},
+                                ["seq", "role", "text"])
+RECALL_DETAIL_SCHEMA = _closed(
+    {"session": _closed({"id": _STR, "title": _STR, "cwd": _STR}, ["id", "title", "cwd"]),
+     "messages": {"type": "array", "items": RECALL_MESSAGE_SCHEMA}},
+    ["session", "messages"],
+)
+RECALL_TOOL = types.Tool(
+    name="recall",
+    title="Recall earlier conversations",
+    description=RECALL_DESCRIPTION,
+    input_schema={"type": "object", "properties": {
+        "query": {"type": "string", "description": "What to find: the user's words, a fragment, a name."},
+        "scope": {"type": "string", "enum": ["session", "workspace", "all"],
+                  "description": "session (default): this conversation; workspace: every session in this folder; "
+                  "all: every project, only when the user asks for it."},
+        "session": {"type": "string", "description": "Search (or scope to the folder of) this session id instead "
+                    "of the calling one."},
+        "detail": {"type": "object", "description": "Open the turns around one event instead of searching.",
+                   "properties": {"session": {"type": "string", "description": "The session id of the event."},
+                                  "seq": {"type": "integer", "description": "An event's start_seq or a snippet's seq."},
+                                  "window": {"type": "integer", "description": "Turns each side (default 3)."}},
+                   "required": ["seq"]}}},
+    output_schema=_closed({"query": _STR, "scope": _SCOPE, "sessions": {"type": "array", "items": RECALL_SESSION_SCHEMA},
+                           "truncated": {"type": "boolean"}, "detail": RECALL_DETAIL_SCHEMA,
+                           "caller": SESSION_SCHEMA}, ["scope"]),
+    annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False, idempotent_hint=True),
+)
+
+ALL_TOOLS = [KNIT_DOCS_TOOL, MEMORY_SEARCH_TOOL, MEMORY_PROPOSE_TOOL, RECALL_TOOL]

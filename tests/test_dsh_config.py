@@ -104,7 +104,7 @@ def test_dsh_composes_the_printed_row_and_accepts_every_tool_schema(dsh_check, t
     config = assert_one_knit_row(report)
     assert config["args"] == ["mcp", "--dsh-home", str(home)]
     assert os.path.exists(config["command"])
-    assert [t["name"] for t in report["tools"]] == ["knit_docs", "memory_search", "memory_propose"]
+    assert [t["name"] for t in report["tools"]] == ["knit_docs", "memory_search", "memory_propose", "recall"]
     for tool in report["tools"]:
         assert tool["input_violations"] == [], tool
         assert tool["output_violations"] == [], tool
@@ -172,7 +172,9 @@ def _server_answers(tmp_path: Path) -> list[dict]:
     two_page_pdf(workspace / "report.pdf")
     home = tmp_path / "dsh"
     log = DshLog(home, "s-live", str(workspace))
-    log.append_rows([log.user("How do the vector clocks decide a conflict between two devices?")])
+    log.append_rows([log.user("How do the vector clocks decide a conflict between two devices?"),
+                     log.assistant("The later clock wins; concurrent edits are merged line by line.")])
+    log.append_rows([log.event("compaction/summary", {"summary": [], "shadowedRange": {"start": 0, "end": 1}})])
     memory = tmp_path / "memory"
     memory.mkdir()
     (memory / "preferences.md").write_text("# Preferences\n\n## Editor\n<!-- tags: editor -->\n- vim keys\n",
@@ -194,6 +196,10 @@ def _server_answers(tmp_path: Path) -> list[dict]:
         ("memory_propose", {"content": "Prefers dark themes", "target": "preferences.md", "chapter": "Editor",
                             "kind": "preference", "reason": "said twice"}),
         ("memory_propose", {"content": "Prefers dark themes", "target": "preferences.md", "chapter": "Editor"}),
+        ("recall", {"query": "vector clokcs conflict"}),  # fuzzy, in the caller's (here: the newest) session
+        ("recall", {"query": "merged line by line", "scope": "workspace"}),
+        ("recall", {"query": "capybara habitat", "scope": "all"}),  # nothing
+        ("recall", {"detail": {"session": "s-live", "seq": 1, "window": 2}}),  # compacted turns, marked
     ]
     # No DSH session at all: the time-ordered list of recent documents, and no `session` in the answers.
     without_session = [("knit_docs", {"limit": 2}), ("memory_search", {"query": "editor"})]
@@ -228,3 +234,8 @@ def test_dsh_accepts_every_real_answer(dsh_check, tmp_path):
     assert any(m.get("page") for d in docs for i in d["primary"] + d["supporting"] + d["related"]
                for m in i.get("matches", []))
     assert docs[-1]["mode"] == "time" and len(docs[-1]["docs"]) == 2
+    recalls = [a["structuredContent"] for a in answers if a["tool"] == "recall"]
+    assert recalls[0]["sessions"][0]["events"][0]["matched_by"] == "fuzzy"
+    assert recalls[1]["sessions"][0]["events"][0]["matched_by"] == "literal"
+    assert recalls[2]["sessions"] == []
+    assert [m.get("compacted") for m in recalls[3]["detail"]["messages"]] == [True, True]

@@ -69,7 +69,7 @@ def test_tools_schemas_and_calls_with_and_without_a_query(project, tmp_path):
         return tools, by_query, by_conversation
 
     tools, by_query, by_conversation = talk(server("--dsh-home", str(home)), script)
-    assert [t.name for t in tools] == ["knit_docs", "memory_search", "memory_propose"]
+    assert [t.name for t in tools] == ["knit_docs", "memory_search", "memory_propose", "recall"]
     tool = tools[0]
     assert set(tool.input_schema["properties"]) == {"query", "limit", "audit"}
     assert "required" not in tool.input_schema

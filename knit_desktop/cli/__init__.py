@@ -41,9 +41,11 @@ COMMANDS: dict[str, Command] = {
     "selftest": _lazy("app", "cmd_selftest"),
     "propose": _lazy("memory", "cmd_propose"),
     "memory": _lazy("memory", "cmd_memory"),
+    "recall": _lazy("recall", "cmd_recall"),
+    "history": _lazy("recall", "cmd_recall"),
 }
 SUBCOMMANDS = tuple(COMMANDS)
-ONE_SHOT = frozenset({"rank", "context", "peek", "sessions", "conversation"})
+ONE_SHOT = frozenset({"rank", "context", "peek", "sessions", "conversation", "recall", "history"})
 
 
 def _exit_now(status: int) -> None:

@@ -128,6 +128,25 @@ def build_parser() -> argparse.ArgumentParser:
     memory.add_argument("--json", action="store_true")
     memory_args(memory)
 
+    def recall_args(p: argparse.ArgumentParser) -> None:
+        p.add_argument("query", nargs="?", default="", metavar="QUERY")
+        p.add_argument("--session", metavar="ID|auto", help="the session to search, or whose workspace (default: the "
+                       "followed one); with --detail, the session to read")
+        p.add_argument("--dsh-home", metavar="DIR")
+        p.add_argument("--limit", type=positive_int, metavar="N", help="at most N sessions (default 10)")
+        p.add_argument("--detail", action="store_true", help="print the turns around --seq instead of searching")
+        p.add_argument("--seq", type=int, metavar="N", help="with --detail: the turn to open on")
+        p.add_argument("--window", type=positive_int, default=3, metavar="K", help="with --detail: K turns each side")
+        p.add_argument("--json", action="store_true")
+
+    recall = sub.add_parser("recall", help="find what was said in past DSH conversations (compacted history included)")
+    recall_args(recall)
+    recall.add_argument("--scope", choices=("session", "workspace", "all"), default="session")
+    history = sub.add_parser("history", help="the same as recall; --all searches every session")
+    recall_args(history)
+    history.add_argument("--scope", choices=("session", "workspace", "all"), default="session")
+    history.add_argument("--all", action="store_true", help="search every session (scope all)")
+
     sub.add_parser("selftest", help="check that videos, PDFs and both languages work in this installation (JSON)")
     index = sub.add_parser("index", help="index a workspace and report what was indexed, skipped or failed")
     workspace_args(index)

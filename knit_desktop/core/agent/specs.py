@@ -8,6 +8,7 @@ from ..memory.proposals import KINDS
 KNIT_DOCS = "knit_docs"
 MEMORY_SEARCH = "memory_search"
 MEMORY_PROPOSE = "memory_propose"
+RECALL = "recall"
 
 DEFAULT_LIMIT = 5
 MAX_LIMIT = 20
@@ -45,4 +46,18 @@ MEMORY_SEARCH_DESCRIPTION = (
     "L3: read exactly those lines with your read tool. Tier L1, the structure (libraries, chapters, line ranges, "
     "token counts, ≈ 750 tokens), is `knit-desktop memory` or the memory panel. Status questions (\"how far did X "
     "get\", \"做到哪一步了\") favour entries that say done or open, and the latest entry of a log."
+)
+
+RECALL_BROWSE_TOKENS = 800  # a browse answer: titles, events and snippets
+RECALL_DETAIL_TOKENS = 300  # a detail answer, per ±3 turns
+RECALL_DESCRIPTION = (
+    "Recall what was said in earlier DSH conversations, compacted history included (a compaction only "
+    "summarises; the original turns stay searchable). Use it when the user refers to an earlier discussion "
+    "(\"as we discussed\", \"last time\", \"之前说\", \"上次\", \"记得吗\") or when details you need were "
+    "compacted away — before asking the user to repeat themselves. Two steps: first a browse (`query`): sessions "
+    "with events [start_seq..end_seq], up to 3 short snippets each and which layer matched (literal or fuzzy: "
+    "typos, fragments, some words changed), within about 800 tokens; then, if a snippet is not enough, `detail` "
+    "{session, seq, window} for the turns around one event (about 300 tokens for ±3). Scope: `session` (default, "
+    "this conversation), `workspace` (every session in this project folder), `all` only when the user explicitly "
+    "asks to search every project. Reads DSH's logs; writes nothing, calls no model."
 )

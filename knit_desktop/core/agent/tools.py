@@ -12,11 +12,13 @@ import os
 
 from ..config import SharedSettings
 from ..dsh.caller import Resolved
+from ..dsh.sessions import dsh_home
 from ..memory.library import estimate_tokens
 from ..memory.proposals import KINDS
 from ..memory.search import hits_payload
 from ..memory.store import MemoryStore
 from .knit_docs import KnitDocs, ToolAnswer, ToolError
+from .recall_tool import RecallTool
 from .specs import (
     DEFAULT_LIMIT,
     KNIT_DOCS,
@@ -26,9 +28,10 @@ from .specs import (
     MEMORY_SEARCH,
     MEMORY_TIER_LINE,
     MEMORY_TIER_LINE_EMPTY,
+    RECALL,
 )
 
-TOOLS = (KNIT_DOCS, MEMORY_SEARCH, MEMORY_PROPOSE)
+TOOLS = (KNIT_DOCS, MEMORY_SEARCH, MEMORY_PROPOSE, RECALL)
 MAX_QUERY = 2000
 
 
@@ -51,9 +54,11 @@ class AgentTools:
         home = dsh_home_dir or settings.dsh_home or None
         self.docs = KnitDocs(workspace, home, allow_large_workspace=allow_large_workspace)
         self.memory = MemoryStore(memory_dir or settings.memory_dir or None, home)
+        self.recall = RecallTool(dsh_home(home))
 
     def close(self) -> None:
         self.docs.close()
+        self.recall.close()
 
     def call(self, name: str, raw: object) -> ToolAnswer:
         args = raw if isinstance(raw, dict) else {}
@@ -66,6 +71,8 @@ class AgentTools:
             return self.memory_search(args)
         if name == MEMORY_PROPOSE:
             return self.memory_propose(args)
+        if name == RECALL:
+            return self.recall.call(args, self.docs.resolve_session(RECALL, args))
         raise ToolError(f"unknown tool {name!r}; this server has {', '.join(TOOLS)}")
 
     def memory_search(self, args: dict) -> ToolAnswer:
