@@ -139,3 +139,25 @@ def test_two_sessions_in_two_folders_each_get_their_own_workspace(dsh_dir, tmp_p
         own, other = folders[name][0], folders["beta" if name == "alpha" else "alpha"][0]
         assert str(own) in text, f"round {round_no}, {name}: {text[:300]}"
         assert str(other) not in text, f"round {round_no}, {name} got the other folder: {text[:300]}"
+
+
+def test_recall_through_real_dsh_finds_an_earlier_session_with_a_typo(dsh_dir, tmp_path):
+    """DSH keeps `recall`'s output schema and validates the real answer against it; the answer finds what an
+    earlier session in the same folder said, through a typo, and names the session that made the call."""
+    from knit_desktop.mcp_server import server_command
+
+    home, folder = tmp_path / "dsh", tmp_path / "project"
+    home.mkdir()
+    folder.mkdir()
+    command = server_command(None, str(home))
+    # The server runs this source tree (not whatever installation the console script points at).
+    env = {key: os.pathsep.join(os.path.abspath(p) for p in os.environ[key].split(os.pathsep))
+           for key in ("PYTHONPATH", "KNIT_DESKTOP_HOME") if os.environ.get(key)}
+    first = run_dsh(dsh_dir, home, folder, command, prompt="the cache eviction policy should be LRU with a 2 GB cap",
+                    timeout=90, script=[{"name": "mcp__knit__knit_docs", "arguments": {}}], mcp_env=env)
+    assert first.returncode == 0, first.stderr
+    second = run_dsh(dsh_dir, home, folder, command, prompt="what did we decide earlier?", timeout=90, mcp_env=env,
+                     script=[{"name": "mcp__knit__recall", "arguments": {"query": "cache evicton", "scope": "workspace"}}])
+    assert second.returncode == 0, second.stderr
+    text = second.tool_result or ""
+    assert "LRU with a 2 GB cap" in text and "fuzzy" in text, text[:600]
