@@ -281,7 +281,12 @@ class HistoryIndex:
                                     [(session_id, s) for s in seqs])
 
     def _drop_log(self, path: str, session_id: str) -> None:
-        """Forget a log's rows (the caller holds the lock and a transaction)."""
+        """Forget a log's rows (the caller holds the lock and a transaction). A log whose session is now read
+        from a newer transcript only loses its own bookkeeping row."""
+        current = self.db.execute("SELECT path FROM sessions WHERE id=?", (session_id,)).fetchone()
+        if current is not None and current[0] != path:
+            self.db.execute("DELETE FROM logs WHERE path=?", (path,))
+            return
         self.db.execute("INSERT INTO text_fts(text_fts, rowid, text) SELECT 'delete', id, text FROM messages"
                         " WHERE session_id=?", (session_id,))
         self.db.execute("INSERT INTO terms_fts(terms_fts, rowid, terms) SELECT 'delete', id, terms FROM messages"
