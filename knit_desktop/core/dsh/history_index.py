@@ -96,6 +96,10 @@ class Row:
     time_ms: int
     compacted: bool
     text: str
+    terms: str = ""  # the word keys, space-separated (filled in only where a search needs them)
+
+    def term_set(self) -> set[str]:
+        return set(self.terms.split()) if self.terms else set(message_terms(self.text))
 
 
 ROW_COLUMNS = "m.id, m.session_id, m.seq, m.ordinal, m.role, m.kind, m.time_ms, m.compacted, m.text"
@@ -261,15 +265,15 @@ class HistoryIndex:
                 (str(header["id"]), path, str(header.get("cwd") or ""), created, updated_ms, parent, int(top_level)))
 
     def _insert(self, rows: list[tuple]) -> None:
+        """One batch: the rows, then their full-text entries in one statement per table (rows already there —
+        the same seq read twice — are ignored)."""
         with self._lock, self.db:
-            for row in rows:
-                cursor = self.db.execute(
-                    "INSERT OR IGNORE INTO messages(session_id, seq, ordinal, role, kind, time_ms, text, terms)"
-                    " VALUES(?,?,?,?,?,?,?,?)", row)
-                if cursor.rowcount:
-                    rowid = cursor.lastrowid
-                    self.db.execute("INSERT INTO text_fts(rowid, text) VALUES(?,?)", (rowid, row[6]))
-                    self.db.execute("INSERT INTO terms_fts(rowid, terms) VALUES(?,?)", (rowid, row[7]))
+            last = self.db.execute("SELECT coalesce(max(id), 0) FROM messages").fetchone()[0]
+            self.db.executemany(
+                "INSERT OR IGNORE INTO messages(session_id, seq, ordinal, role, kind, time_ms, text, terms)"
+                " VALUES(?,?,?,?,?,?,?,?)", rows)
+            self.db.execute("INSERT INTO text_fts(rowid, text) SELECT id, text FROM messages WHERE id > ?", (last,))
+            self.db.execute("INSERT INTO terms_fts(rowid, terms) SELECT id, terms FROM messages WHERE id > ?", (last,))
 
     def _mark_compacted(self, session_id: str, seqs: tuple[int, int] | list[int]) -> None:
         with self._lock, self.db:
@@ -331,7 +335,8 @@ class HistoryIndex:
         out = [term[1] for (term,) in rows if len(term) == 3 and term[2] == last and term[1].strip()]
         return out[: limit + 1]
 
-    def _scoped(self, sql: str, params: list, sessions: list[str] | None, limit: int) -> list[tuple[Row, float]]:
+    def _scoped(self, sql: str, params: list, sessions: list[str] | None, limit: int,
+                with_terms: bool = False) -> list[tuple[Row, float]]:
         if sessions is not None:
             if not sessions:
                 return []
@@ -340,7 +345,8 @@ class HistoryIndex:
         sql += " ORDER BY rank LIMIT ?"
         with self._lock:
             rows = self.db.execute(sql, [*params, limit]).fetchall()
-        return [(Row(r[0], r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7]), r[8]), -float(r[9])) for r in rows]
+        return [(Row(r[0], r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7]), r[8], r[10] if with_terms else ""),
+                 -float(r[9])) for r in rows]
 
     def match_text(self, expression: str, sessions: list[str] | None, limit: int) -> list[tuple[Row, float]]:
         """Rows whose raw text matches an FTS5 expression over the trigram table, best bm25 first (the score
@@ -350,8 +356,9 @@ class HistoryIndex:
 
     def match_terms(self, expression: str, sessions: list[str] | None, limit: int) -> list[tuple[Row, float]]:
         """Rows whose word keys match an FTS5 expression (`"a" AND "b"`, `"a" OR "b"`), best bm25 first."""
-        return self._scoped(f"SELECT {ROW_COLUMNS}, terms_fts.rank FROM terms_fts JOIN messages m"
-                            " ON m.id = terms_fts.rowid WHERE terms_fts MATCH ?", [expression], sessions, limit)
+        return self._scoped(f"SELECT {ROW_COLUMNS}, terms_fts.rank, m.terms FROM terms_fts JOIN messages m"
+                            " ON m.id = terms_fts.rowid WHERE terms_fts MATCH ?", [expression], sessions, limit,
+                            with_terms=True)
 
     def rows_around(self, session_id: str, seq: int, window: int) -> list[Row]:
         """The messages (tool calls left out) within `window` turns of the message at `seq` (or the nearest one

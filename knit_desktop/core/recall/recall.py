@@ -24,7 +24,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from ..dsh.history_index import HistoryIndex, IndexedSession, Row, message_terms
+from ..dsh.history_index import HistoryIndex, IndexedSession, Row
 from ..rank import fuzzy
 from ..rank.keywords import candidate_spans
 from ..text.tokens import CJK_RUN, collapse_whitespace, is_cjk_char, is_latin_term, key_positions, match_key
@@ -218,7 +218,7 @@ class Recall:
         expression = " OR ".join(_quote(a) for k in usable for a in alternatives[k])
         hits = []
         for row, bm25 in self.index.match_terms(expression, sessions, CANDIDATES):
-            present = set(message_terms(row.text))
+            present = row.term_set()
             credit, keys = {}, []
             for key in usable:
                 if key in present:
