@@ -15,8 +15,10 @@ from ..core.dsh.conversation import Message
 from ..core.memory.library import MemoryIndex
 from ..core.memory.store import MemoryStore, default_memory_dir
 from ..resources import resources_dir
+from ..services.history import HistoryService
 from ..services.live_ranking import LiveRanking
 from ..services.thumbnails import ThumbnailService
+from .history_view import HistoryPanel
 from .i18n import LanguageSwitcher
 from .main_window import MainWindow, now_ms
 from .memory_notes import MemoryNotes
@@ -50,6 +52,7 @@ class KnitApp:
         self.window.setWindowIcon(app_icon())
         self.window.settingsRequested.connect(self.show_settings)
         self.window.memoryRequested.connect(self.show_memory)
+        self.window.historyRequested.connect(self.show_history)
         self.window.quitRequested.connect(self.quit)
         self.settings.changed.connect(self._on_setting)
         self.tray: TrayPeek | None = None
@@ -64,6 +67,14 @@ class KnitApp:
             self.ranking.set_messages(messages)
         self._dialog: SettingsDialog | None = None
         self._memory_panel: MemoryPanel | None = None
+        self.history = HistoryService(dsh_home or self.settings.dsh_home or None)
+        self._history_panel: HistoryPanel | None = None
+        self._checked_seq: dict[str, int] = {}  # per session: the newest user message checked for a recall
+        self.history.recalled.connect(self.window.recall_strip.show_recalled)
+        self.window.recall_strip.openRequested.connect(self._open_recalled)
+        self.ranking.follower.messagesChanged.connect(self._check_for_recall)
+        self.ranking.sessionChanged.connect(self._on_followed_session)
+        self.history.start()
 
     def _update_tray(self) -> None:
         wanted = self.settings.tray and TrayPeek.available()
@@ -124,6 +135,48 @@ class KnitApp:
         self._memory_panel.show()
         self._memory_panel.raise_()
 
+    def history_panel(self) -> HistoryPanel:
+        if self._history_panel is None:
+            self._history_panel = HistoryPanel(self.history)
+            session = (self.ranking.session or {}).get("session") or {}
+            self._history_panel.set_session(session.get("id", ""))
+        return self._history_panel
+
+    def show_history(self) -> None:
+        panel = self.history_panel()
+        panel.show()
+        panel.raise_()
+
+    def _open_recalled(self, found: object) -> None:
+        if not isinstance(found, dict):
+            return
+        event = found["event"]
+        self.show_history()
+        self.history_panel().open_event(found["session"]["id"], event["start_seq"],
+                                        (event["start_seq"], event["end_seq"]), found.get("terms", []))
+
+    def _on_followed_session(self, snapshot: object) -> None:
+        session = (snapshot or {}).get("session") or {} if isinstance(snapshot, dict) else {}
+        if session.get("id"):
+            # What was said before the window saw this session is history, not a new message to check.
+            self._checked_seq.setdefault(session["id"], snapshot.get("last_seq", -1))
+        if self._history_panel is not None:
+            self._history_panel.set_session(session.get("id", ""))
+
+    def _check_for_recall(self, snapshot: object) -> None:
+        """The followed session's newest human message, once: does it refer back to something said earlier?"""
+        if not isinstance(snapshot, dict):
+            return
+        session_id = (snapshot.get("session") or {}).get("id")
+        users = [m for m in snapshot.get("messages", []) if m.role == "user" and not m.synthetic]
+        if not session_id or not users:
+            return
+        newest = users[-1]
+        if newest.seq <= self._checked_seq.get(session_id, -1):
+            return
+        self._checked_seq[session_id] = newest.seq
+        self.history.check_message(newest.text, session_id, newest.seq)
+
     def quit(self) -> None:
         self.window.close()
         QApplication.quit()
@@ -137,6 +190,9 @@ class KnitApp:
         self.notes.stop()
         if self._memory_panel is not None:
             self._memory_panel.close()
+        if self._history_panel is not None:
+            self._history_panel.close()
+        self.history.stop()
         self.language.clear()
 
 

@@ -28,6 +28,7 @@ from ..services import multimedia
 from .all_view import AllView
 from .document_model import DocumentListModel
 from .document_view import DocumentListView
+from .history_view import RecallStrip
 from .media_model import MediaGridModel
 from .media_preview import video_unavailable_text
 from .media_view import MediaGridView
@@ -46,6 +47,7 @@ class MainWindow(QMainWindow):
     quitRequested = Signal()
     settingsRequested = Signal()
     memoryRequested = Signal()
+    historyRequested = Signal()
     firstListShown = Signal()
 
     def __init__(self, ranking, settings: Settings, clock=now_ms, fixed_conversation: str = "",
@@ -89,6 +91,8 @@ class MainWindow(QMainWindow):
         layout.setSpacing(6)
         layout.addWidget(self.header)
         layout.addWidget(self.splitter, 1)
+        self.recall_strip = RecallStrip()  # "From earlier conversations" (issue 18), hidden until something is recalled
+        layout.addWidget(self.recall_strip)
         self.status_label = QLabel(objectName="StatusLine")
         self.status_label.setWordWrap(True)
         layout.addWidget(self.status_label)
@@ -151,10 +155,12 @@ class MainWindow(QMainWindow):
         self.action_settings.triggered.connect(self.settingsRequested)
         self.action_memory = QAction(self)
         self.action_memory.triggered.connect(self.memoryRequested)
+        self.action_history = QAction(self)
+        self.action_history.triggered.connect(self.historyRequested)
         self.action_quit = QAction(self)
         self.action_quit.triggered.connect(self.quitRequested)
         for action in (self.action_refresh, None, self.action_top, self.action_dock_left, self.action_dock_right,
-                       None, self.action_memory, self.action_settings, self.action_quit):
+                       None, self.action_history, self.action_memory, self.action_settings, self.action_quit):
             self.menu.addSeparator() if action is None else self.menu.addAction(action)
         self.addAction(self.action_refresh)
         self.menu_button.setMenu(self.menu)
@@ -579,6 +585,7 @@ class MainWindow(QMainWindow):
         self.action_dock_right.setText(self.tr("Dock to the right edge"))
         self.action_settings.setText(self.tr("Settings…"))
         self.action_memory.setText(self.tr("Memory…"))
+        self.action_history.setText(self.tr("Conversation history…"))
         self.action_quit.setText(self.tr("Quit"))
         if not self.root:
             self.workspace_button.setText(self.tr("No workspace"))

@@ -340,8 +340,17 @@ class HistoryIndex:
         if sessions is not None:
             if not sessions:
                 return []
-            sql += f" AND m.session_id IN ({','.join('?' * len(sessions))})"
-            params = [*params, *sessions]
+            marks = ",".join("?" * len(sessions))
+            with self._lock:
+                low, high = self.db.execute(f"SELECT min(id), max(id) FROM messages WHERE session_id IN ({marks})",
+                                            sessions).fetchone()
+            if low is None:
+                return []
+            # The rowid range lets FTS5 skip the rest of each posting list (a session's rows are mostly contiguous:
+            # each log is read in batches); the session test then drops rows of others interleaved in the range.
+            table = sql.split(" FROM ", 1)[1].split()[0]
+            sql += f" AND {table}.rowid BETWEEN ? AND ? AND m.session_id IN ({marks})"
+            params = [*params, low, high, *sessions]
         sql += " ORDER BY rank LIMIT ?"
         with self._lock:
             rows = self.db.execute(sql, [*params, limit]).fetchall()

@@ -40,6 +40,8 @@ CANDIDATES = 400  # bm25's best rows the fuzzy layer measures coverage on
 LITERAL_LIMIT = 200
 COVERAGE_MIN = 0.25
 WEAK_COVERAGE = 0.1  # a turn next to a hit that shares this much joins its event (the other half of a Q&A)
+COMMON_SHARE = 0.05  # a key in more than this share of messages does not fetch candidates (it still scores)
+RAREST_KEPT = 2  # ...unless the query has nothing rarer: then its rarest keys do
 MAX_TYPO_RUN = 8  # CJK runs up to this long are read as fragments that may hold a wrong or missing character
 MAX_FILLS = 3  # characters that may fill a CJK gap before the guess is too ambiguous
 NEIGHBOUR_WEIGHT = 0.8  # a typo neighbour counts a little less than the word itself
@@ -96,6 +98,7 @@ class Query:
     keys: list[str]  # word keys: Latin words stemmed, CJK bigrams
     weights: dict[str, float] = field(default_factory=dict)  # IDF of each key present in the index
     neighbours: dict[str, list[str]] = field(default_factory=dict)  # a key found nowhere -> vocabulary stand-ins
+    frequencies: dict[str, int] = field(default_factory=dict)  # messages holding each key
 
 
 # Words a question about the past is made of, beyond the ranking engine's stop list: they say that something was
@@ -144,7 +147,7 @@ class Recall:
     def prepare(self, text: str) -> Query:
         text = text[:MAX_QUERY_CHARS]
         query = Query(text, collapse_whitespace(text), query_keys(text))
-        frequencies = self.index.doc_frequencies(query.keys)
+        frequencies = query.frequencies = self.index.doc_frequencies(query.keys)
         total = max(1, self.index.message_count())
         for key in query.keys:
             df = frequencies.get(key, 0)
@@ -215,7 +218,13 @@ class Recall:
             return []
         total = sum(query.weights[k] for k in usable)
         alternatives = {k: [k, *query.neighbours.get(k, [])] for k in usable}
-        expression = " OR ".join(_quote(a) for k in usable for a in alternatives[k])
+        # Candidates come from the rarer words: a word in every tenth message would make bm25 walk (and rank)
+        # tens of thousands of rows, yet still counts towards each candidate's coverage below.
+        by_rarity = sorted(usable, key=lambda k: -query.weights[k])
+        common = self.index.message_count() * COMMON_SHARE
+        fetch = [k for k in by_rarity if query.frequencies.get(k, 0) <= common] or by_rarity[:RAREST_KEPT]
+        fetch = fetch if len(fetch) >= min(RAREST_KEPT, len(by_rarity)) else by_rarity[:RAREST_KEPT]
+        expression = " OR ".join(_quote(a) for k in fetch for a in alternatives[k])
         hits = []
         for row, bm25 in self.index.match_terms(expression, sessions, CANDIDATES):
             present = row.term_set()

