@@ -144,7 +144,8 @@ class HistoryService(QObject):
         self._worker = _HistoryWorker(home, db_path, self._mailbox)
         self._worker.moveToThread(self._thread)
         self._thread.started.connect(self._worker.start)
-        self._worker.indexed.connect(lambda key: self.indexed.emit(self._mailbox.take(key)))
+        self.last_indexed: dict | None = None  # the newest indexing summary, for views opened after it came
+        self._worker.indexed.connect(self._on_indexed)
         self._worker.answered.connect(lambda token, key: self.answered.emit(token, self._mailbox.take(key)))
         self._worker.opened.connect(lambda token, key: self.opened.emit(token, self._mailbox.take(key)))
         self._worker.recalled.connect(lambda key: self.recalled.emit(self._mailbox.take(key)))
@@ -157,6 +158,10 @@ class HistoryService(QObject):
 
     def start(self) -> None:
         self._thread.start()
+
+    def _on_indexed(self, key: int) -> None:
+        self.last_indexed = self._mailbox.take(key)  # type: ignore[assignment]
+        self.indexed.emit(self.last_indexed)
 
     def search(self, query: str, scope: str = "session", session: str = "") -> int:
         """Ask for a browse; it arrives on `answered` with the returned token."""

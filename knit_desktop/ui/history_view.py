@@ -122,7 +122,7 @@ class HistoryPanel(QWidget):
         service.answered.connect(self._on_answer)
         service.opened.connect(self._on_opened)
         service.indexed.connect(self._on_indexed)
-        self._indexed: dict | None = None
+        self._indexed: dict | None = service.last_indexed
         self.retranslate()
         self._update_buttons()
 
@@ -154,7 +154,8 @@ class HistoryPanel(QWidget):
         for session, session_terms in zip(payload["sessions"], terms, strict=False):
             top = QTreeWidgetItem(self.results)
             title = session["title"] or self.tr("(untitled)")
-            top.setText(0, f"{title} — {session['cwd'] or self.tr('(no folder)')}")
+            folder = session["cwd"] or self.tr("(no folder)")
+            top.setText(0, f"{title} — {folder}")
             top.setToolTip(0, session["id"])
             top.setData(0, ROLE_DATA, {"kind": "session", "session": session})
             for event, event_terms in zip(session["events"], session_terms, strict=False):
@@ -243,11 +244,13 @@ class HistoryPanel(QWidget):
         assert self._transcript is not None
         session = self._transcript["session"]
         start, end = self._transcript["focus"]
-        self.transcript_title.setText(f"{session['title'] or self.tr('(untitled)')} — {session['id']}")
+        title = session["title"] or self.tr("(untitled)")
+        self.transcript_title.setText(f"{title} — {session['id']}")
+        compacted = self.tr("(compacted)")
         parts = []
         for message in self._transcript["messages"]:
             role = self.tr("You") if message["role"] == "user" else self.tr("Assistant")
-            mark = f" <span style='color:#a15c00'>{self.tr('(compacted)')}</span>" if message.get("compacted") else ""
+            mark = f" <span style='color:#a15c00'>{compacted}</span>" if message.get("compacted") else ""
             inside = start <= message["seq"] <= end
             style = "background:#f2f6ff;border-left:3px solid #3b6fd8;padding:4px" if inside else "padding:4px"
             body = highlighted(message["text"], self._terms if inside else []).replace("\n", "<br>")
@@ -342,7 +345,8 @@ class RecallStrip(QFrame):
         if not self.found:
             return
         snippet = self.found["event"]["snippets"][0]
-        self.label.setText(f"<b>{html.escape(self.tr('From earlier conversations'))}</b>: "
+        heading = html.escape(self.tr("From earlier conversations"))
+        self.label.setText(f"<b>{heading}</b>: "
                            f"{highlighted(snippet['text'], self.found.get('terms', []))} "
                            f"<span style='color:#888'>— {html.escape(self.found['session']['title'] or self.found['session']['id'])}</span>")
 

@@ -67,6 +67,133 @@
     </message>
 </context>
 <context>
+    <name>HistoryPanel</name>
+    <message>
+        <source>Type what you remember: a few words, a fragment, even with a typo.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Searching…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The history index is not ready yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot search this scope: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(untitled)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(no folder)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>exact words</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>fuzzy match</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Turns %1–%2 · %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>You</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Assistant</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 moment(s) in %2 conversation(s).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Nothing found. Try other words, or a wider scope.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Opening…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>That conversation is no longer on disk.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(compacted)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Quote copied.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 messages from %2 conversations indexed, compacted ones included.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 damaged part(s) of the logs were skipped.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Knit — conversation history</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>What was said? A few words, a fragment, even with a typo</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Search past conversations</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This conversation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This workspace</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>All conversations</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Search</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open conversation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy quote</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show earlier turns</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show later turns</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open a result to read the conversation around it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
         <source>Scanning the workspace…</source>
@@ -218,6 +345,10 @@
     </message>
     <message>
         <source>Memory…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Conversation history…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -398,6 +529,21 @@
     </message>
     <message>
         <source>Next page</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>RecallStrip</name>
+    <message>
+        <source>From earlier conversations</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Hide</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

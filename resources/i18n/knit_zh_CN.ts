@@ -63,6 +63,133 @@
     </message>
 </context>
 <context>
+    <name>HistoryPanel</name>
+    <message>
+        <source>Type what you remember: a few words, a fragment, even with a typo.</source>
+        <translation>输入你记得的内容：几个词、一个片段，有错字也可以。</translation>
+    </message>
+    <message>
+        <source>Searching…</source>
+        <translation>正在搜索…</translation>
+    </message>
+    <message>
+        <source>The history index is not ready yet.</source>
+        <translation>历史索引还没有准备好。</translation>
+    </message>
+    <message>
+        <source>Cannot search this scope: %1</source>
+        <translation>无法在这个范围里搜索：%1</translation>
+    </message>
+    <message>
+        <source>(untitled)</source>
+        <translation>（无标题）</translation>
+    </message>
+    <message>
+        <source>(no folder)</source>
+        <translation>（无文件夹）</translation>
+    </message>
+    <message>
+        <source>exact words</source>
+        <translation>原词命中</translation>
+    </message>
+    <message>
+        <source>fuzzy match</source>
+        <translation>模糊命中</translation>
+    </message>
+    <message>
+        <source>Turns %1–%2 · %3</source>
+        <translation>第 %1–%2 条 · %3</translation>
+    </message>
+    <message>
+        <source>You</source>
+        <translation>你</translation>
+    </message>
+    <message>
+        <source>Assistant</source>
+        <translation>助手</translation>
+    </message>
+    <message>
+        <source>%1 moment(s) in %2 conversation(s).</source>
+        <translation>%2 个对话中有 %1 处相关内容。</translation>
+    </message>
+    <message>
+        <source>Nothing found. Try other words, or a wider scope.</source>
+        <translation>没有找到。换个说法，或者扩大范围试试。</translation>
+    </message>
+    <message>
+        <source>Opening…</source>
+        <translation>正在打开…</translation>
+    </message>
+    <message>
+        <source>That conversation is no longer on disk.</source>
+        <translation>这个对话已不在磁盘上。</translation>
+    </message>
+    <message>
+        <source>(compacted)</source>
+        <translation>（已压缩）</translation>
+    </message>
+    <message>
+        <source>Quote copied.</source>
+        <translation>引文已复制。</translation>
+    </message>
+    <message>
+        <source>%1 messages from %2 conversations indexed, compacted ones included.</source>
+        <translation>已索引 %2 个对话中的 %1 条消息（含已压缩的）。</translation>
+    </message>
+    <message>
+        <source>%1 damaged part(s) of the logs were skipped.</source>
+        <translation>跳过了日志中 %1 处损坏的部分。</translation>
+    </message>
+    <message>
+        <source>Knit — conversation history</source>
+        <translation>Knit — 对话历史</translation>
+    </message>
+    <message>
+        <source>What was said? A few words, a fragment, even with a typo</source>
+        <translation>说过什么？几个词、一个片段，有错字也可以</translation>
+    </message>
+    <message>
+        <source>Search past conversations</source>
+        <translation>搜索过去的对话</translation>
+    </message>
+    <message>
+        <source>This conversation</source>
+        <translation>当前对话</translation>
+    </message>
+    <message>
+        <source>This workspace</source>
+        <translation>当前工作区</translation>
+    </message>
+    <message>
+        <source>All conversations</source>
+        <translation>所有对话</translation>
+    </message>
+    <message>
+        <source>Search</source>
+        <translation>搜索</translation>
+    </message>
+    <message>
+        <source>Open conversation</source>
+        <translation>打开对话</translation>
+    </message>
+    <message>
+        <source>Copy quote</source>
+        <translation>复制引文</translation>
+    </message>
+    <message>
+        <source>Show earlier turns</source>
+        <translation>显示更早的内容</translation>
+    </message>
+    <message>
+        <source>Show later turns</source>
+        <translation>显示更晚的内容</translation>
+    </message>
+    <message>
+        <source>Open a result to read the conversation around it.</source>
+        <translation>打开一条结果，阅读它前后的对话。</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
         <source>Scanning the workspace…</source>
@@ -215,6 +342,10 @@
     <message>
         <source>Memory…</source>
         <translation>记忆库…</translation>
+    </message>
+    <message>
+        <source>Conversation history…</source>
+        <translation>对话历史…</translation>
     </message>
     <message>
         <source>Quit</source>
@@ -395,6 +526,21 @@ Preferences / Projects / Environment</translation>
     <message>
         <source>Next page</source>
         <translation>下一页</translation>
+    </message>
+</context>
+<context>
+    <name>RecallStrip</name>
+    <message>
+        <source>From earlier conversations</source>
+        <translation>来自之前的对话</translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation>打开</translation>
+    </message>
+    <message>
+        <source>Hide</source>
+        <translation>隐藏</translation>
     </message>
 </context>
 <context>

@@ -41,6 +41,7 @@ LITERAL_LIMIT = 200
 COVERAGE_MIN = 0.25
 WEAK_COVERAGE = 0.1  # a turn next to a hit that shares this much joins its event (the other half of a Q&A)
 COMMON_SHARE = 0.05  # a key in more than this share of messages does not fetch candidates (it still scores)
+COMMON_MIN_ROWS = 1000  # ...and in more than this many (a small history walks every candidate)
 RAREST_KEPT = 2  # ...unless the query has nothing rarer: then its rarest keys do
 MAX_TYPO_RUN = 8  # CJK runs up to this long are read as fragments that may hold a wrong or missing character
 MAX_FILLS = 3  # characters that may fill a CJK gap before the guess is too ambiguous
@@ -221,7 +222,7 @@ class Recall:
         # Candidates come from the rarer words: a word in every tenth message would make bm25 walk (and rank)
         # tens of thousands of rows, yet still counts towards each candidate's coverage below.
         by_rarity = sorted(usable, key=lambda k: -query.weights[k])
-        common = self.index.message_count() * COMMON_SHARE
+        common = max(COMMON_MIN_ROWS, self.index.message_count() * COMMON_SHARE)
         fetch = [k for k in by_rarity if query.frequencies.get(k, 0) <= common] or by_rarity[:RAREST_KEPT]
         fetch = fetch if len(fetch) >= min(RAREST_KEPT, len(by_rarity)) else by_rarity[:RAREST_KEPT]
         expression = " OR ".join(_quote(a) for k in fetch for a in alternatives[k])
@@ -439,13 +440,19 @@ def refers_back(text: str) -> bool:
 
 
 def auto_recall(recall: Recall, message: str, session_id: str, before_seq: int) -> Event | None:
-    """The best earlier event of the session a new message refers back to — only when the message has a
-    back-reference cue AND its remaining words occurred earlier (the fuzzy index confirms the fragment);
-    None otherwise. The new message itself (at `before_seq` and later) never confirms itself."""
+    """The best earlier event in the conversations of this session's workspace that a new message refers back
+    to — only when the message has a back-reference cue AND its remaining words occurred earlier (the fuzzy
+    index confirms the fragment); None otherwise. The new message itself (at `before_seq` and later in its own
+    session) never confirms itself."""
     if not refers_back(message):
         return None
     fragment = _CUES.sub(" ", message)
-    hits = [h for h in recall.search(fragment, [session_id]) if h.row.seq < before_seq and h.row.kind != "tool"]
+    try:
+        scoped = scope_sessions(recall.index.sessions(), "workspace", session_id)
+    except ScopeError:
+        return None
+    hits = [h for h in recall.search(fragment, scoped)
+            if h.row.kind != "tool" and not h.weak and (h.row.session_id != session_id or h.row.seq < before_seq)]
     strong = [h for h in hits if h.layer == LITERAL or h.score >= AUTO_COVERAGE]
     if not strong:
         return None

@@ -1,0 +1,151 @@
+"""The History view and the recall strip in the running app (issue 18): every button clicked, both languages,
+screenshots written to the test's temp dir (and to KNIT_HISTORY_SHOTS when set, to look at)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
+
+from knit_desktop.ui.app import KnitApp
+
+from .dsh_fixtures import DshLog
+
+
+def conversation(home: Path, project: Path) -> DshLog:
+    older = DshLog(home, "s-older", str(project))
+    older.append_rows([older.title("Cache design"),
+                       older.user("Let's move the attachment cache to a content-addressed store."),
+                       older.assistant("Agreed: thumbnails keyed by sha256, evicted least-recently-used at 2 GB."),
+                       older.user("数据库迁移放在下周三，先备份生产库。"),
+                       older.assistant("好的，迁移前先做一次全量备份，备份放在 /backup/prod。")])
+    for i in range(6):
+        older.append_rows([older.user(f"Unrelated step {i}: rename the settings keys."),
+                           older.assistant(f"Renamed batch {i}.")])
+    live = DshLog(home, "s-live", str(project))
+    live.append_rows([live.title("Release prep"), live.user("Let's prepare the release notes."),
+                      live.assistant("Drafted the release notes.")])
+    os.utime(live.path, ns=(2_000_000_000_000_000_000,) * 2)  # the followed session
+    return live
+
+
+@pytest.fixture
+def app(qtbot, tmp_path, settings):
+    home, project = tmp_path / "dsh", tmp_path / "project"
+    project.mkdir()
+    (project / "notes.md").write_text("# Notes\n\nrelease notes draft\n", encoding="utf-8")
+    live = conversation(home, project)
+    knit = KnitApp(workspace=str(project), dsh_home=str(home), messages=None, settings=settings, persistent=False)
+    knit.window.resize(520, 820)
+    knit.window.show()
+    yield knit, live
+    knit.close()
+
+
+def wait_indexed(qtbot, panel) -> None:
+    qtbot.waitUntil(lambda: panel._indexed is not None and panel._indexed["messages"] >= 18, timeout=15_000)
+
+
+def test_search_open_read_further_and_copy_a_quote(qtbot, app):
+    knit, _ = app
+    knit.window.action_history.trigger()  # the ⋯ menu's "Conversation history…"
+    panel = knit._history_panel
+    assert panel is not None and panel.isVisible()
+    wait_indexed(qtbot, panel)
+    assert "indexed" in panel.status.text()
+    panel.scope.setCurrentIndex(2)  # all conversations
+    qtbot.keyClicks(panel.query, "attachmnet cahce")  # two typos
+    qtbot.mouseClick(panel.search_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: panel.results.topLevelItemCount() > 0, timeout=10_000)
+    session = panel.results.topLevelItem(0)
+    assert session.text(0).startswith("Cache design")
+    event = session.child(0)
+    assert "fuzzy match" in event.text(0)
+    snippet = panel.results.itemWidget(event.child(0), 0)
+    assert "<b style" in snippet.text() and "attachment" in snippet.text()
+    assert panel.open_button.isEnabled() and not panel.earlier_button.isEnabled()
+
+    qtbot.mouseClick(panel.open_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "content-addressed" in panel.transcript.toPlainText(), timeout=10_000)
+    shown = panel.transcript.toPlainText()
+    assert "Unrelated step 0" not in shown  # ±3 turns only
+    qtbot.mouseClick(panel.later_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "Unrelated step 1" in panel.transcript.toPlainText(), timeout=10_000)
+    qtbot.mouseClick(panel.earlier_button, Qt.MouseButton.LeftButton)  # already at the start: nothing lost
+    qtbot.wait(200)
+    assert "content-addressed" in panel.transcript.toPlainText()
+
+    panel.results.setCurrentItem(event.child(0))
+    qtbot.mouseClick(panel.copy_button, Qt.MouseButton.LeftButton)
+    copied = QGuiApplication.clipboard().text()
+    assert copied.startswith("> Let's move the attachment cache") and "— Cache design, #" in copied
+    assert panel.status.text() == "Quote copied."
+
+
+def test_this_conversation_scope_and_an_empty_query(qtbot, app):
+    knit, _ = app
+    knit.show_history()
+    panel = knit._history_panel
+    wait_indexed(qtbot, panel)
+    qtbot.mouseClick(panel.search_button, Qt.MouseButton.LeftButton)
+    assert "Type what you remember" in panel.status.text()
+    panel.scope.setCurrentIndex(0)  # the followed conversation only
+    qtbot.keyClicks(panel.query, "content-addressed")
+    qtbot.keyClick(panel.query, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: panel.status.text().startswith("Nothing found"), timeout=10_000)
+    panel.scope.setCurrentIndex(1)  # this workspace: the older session too
+    qtbot.mouseClick(panel.search_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: panel.results.topLevelItemCount() == 1, timeout=10_000)
+    assert "exact words" in panel.results.topLevelItem(0).child(0).text(0)
+
+
+def test_the_recall_strip_appears_when_a_new_message_refers_back(qtbot, app):
+    knit, live = app
+    strip = knit.window.recall_strip
+    knit.show_history()
+    wait_indexed(qtbot, knit._history_panel)
+    knit._history_panel.hide()
+    live.append_rows([live.user("Let's add a changelog section.")])  # no cue: nothing
+    qtbot.wait(800)
+    assert not strip.isVisible()
+    live.append_rows([live.user("As we discussed last time, the content-addressed store — is it done?")])
+    qtbot.waitUntil(strip.isVisible, timeout=10_000)
+    assert "From earlier conversations" in strip.label.text() and "Cache design" in strip.label.text()
+    qtbot.mouseClick(strip.open_button, Qt.MouseButton.LeftButton)
+    panel = knit._history_panel
+    qtbot.waitUntil(lambda: panel.isVisible() and "content-addressed" in panel.transcript.toPlainText(),
+                    timeout=10_000)
+    qtbot.mouseClick(strip.dismiss_button, Qt.MouseButton.LeftButton)
+    assert not strip.isVisible()
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_screenshots_of_the_history_view_and_the_recall_strip(qtbot, tmp_path, app, settings, language):
+    knit, live = app
+    settings.language = language
+    knit.show_history()
+    panel = knit._history_panel
+    wait_indexed(qtbot, panel)
+    panel.scope.setCurrentIndex(2)
+    panel.query.setText("数剧库迁移 备份")  # QTest types Latin-1 only; an input method would commit this text
+    qtbot.mouseClick(panel.search_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: panel.results.topLevelItemCount() > 0, timeout=10_000)
+    qtbot.mouseClick(panel.open_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "全量备份" in panel.transcript.toPlainText(), timeout=10_000)
+    live.append_rows([live.user("之前说的数据库迁移，备份做了吗？")])
+    qtbot.waitUntil(knit.window.recall_strip.isVisible, timeout=10_000)
+    qtbot.wait(100)
+    suffix = "zh" if language == "zh_CN" else "en"
+    shots = {"history": panel.grab().toImage(), "recall-strip": knit.window.grab().toImage()}
+    out = os.environ.get("KNIT_HISTORY_SHOTS")
+    for name, image in shots.items():
+        assert not image.isNull() and image.width() > 400
+        assert image.save(str(tmp_path / f"{name}-{suffix}.png"))
+        if out:
+            Path(out).mkdir(parents=True, exist_ok=True)
+            image.save(str(Path(out) / f"{name}-{suffix}.png"))
+    expected = ("搜索", "复制引文") if language == "zh_CN" else ("Search", "Copy quote")
+    assert (panel.search_button.text(), panel.copy_button.text()) == expected
