@@ -4,6 +4,7 @@ screenshots written to the test's temp dir (and to KNIT_HISTORY_SHOTS when set, 
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -149,3 +150,33 @@ def test_screenshots_of_the_history_view_and_the_recall_strip(qtbot, tmp_path, a
             image.save(str(Path(out) / f"{name}-{suffix}.png"))
     expected = ("搜索", "复制引文") if language == "zh_CN" else ("Search", "Copy quote")
     assert (panel.search_button.text(), panel.copy_button.text()) == expected
+
+
+def test_the_service_reads_an_append_when_the_watcher_reports_it(qtbot, tmp_path):
+    """No full look for 30 s: an appended message found within seconds came through the file watcher."""
+    from knit_desktop.services.history import FULL_LOOK_MS, HistoryService
+
+    home = tmp_path / "dsh"
+    log = DshLog(home, "s1", "/w")
+    log.append_rows([log.user("first words")])
+    service = HistoryService(str(home), str(tmp_path / "history.sqlite3"))
+    answers: list = []
+    service.answered.connect(lambda _token, answer: answers.append(answer))
+    service.start()
+    try:
+        qtbot.waitUntil(lambda: service.last_indexed is not None, timeout=10_000)
+        log.append_rows([log.user("a wallaby appeared")])
+        appended = time.monotonic()
+
+        def found() -> bool:
+            answers.clear()
+            service.search("wallaby", "all")
+            qtbot.waitUntil(lambda: bool(answers), timeout=5000)
+            return bool(answers[0]["payload"]["sessions"])
+
+        qtbot.waitUntil(found, timeout=FULL_LOOK_MS // 3)
+        assert time.monotonic() - appended < FULL_LOOK_MS / 1000 / 3
+        service.search("x", "session", "nope")
+        qtbot.waitUntil(lambda: answers and "error" in (answers[-1] or {}), timeout=5000)
+    finally:
+        assert service.stop()

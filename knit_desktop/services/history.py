@@ -1,16 +1,21 @@
 """The history service: one worker object in a QThread owns the history index of the DSH home (issue 18).
 
-It indexes every session log on start and then looks again every second (only what the logs appended is read),
-answers searches, opens the turns around an event, and checks a new message of the followed session for a
+It indexes every session log on start, then reads what a log appended as soon as the file watcher reports it
+(a short quiet period lets a write batch finish), with a slow full look as a safety net (and as the only way
+while the sessions folder does not exist yet). It answers searches, opens the turns around an event, and checks a new message of the followed session for a
 reference back to an earlier conversation. The GUI thread only sends requests and receives plain payloads.
 """
 
 from __future__ import annotations
 
+import os
+import time
+
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
+from watchdog.observers import Observer
 
 from ..core.dsh.history_index import HistoryIndex
-from ..core.dsh.sessions import dsh_home
+from ..core.dsh.sessions import dsh_home, sessions_root
 from ..core.recall.recall import (
     Recall,
     ScopeError,
@@ -22,9 +27,12 @@ from ..core.recall.recall import (
     highlight_terms,
     scope_sessions,
 )
+from .conversation import _Forwarder
 from .mailbox import Mailbox
 
-LOOK_EVERY_MS = 1000  # a new message is searchable within about this long after DSH appends it
+QUIET_MS = 150  # after the watcher's last word on a log, then it is read (DSH batches writes over 200 ms)
+FULL_LOOK_MS = 30_000  # every log stat-ed again, in case the watcher missed something
+NO_WATCH_LOOK_MS = 2000  # while there is nothing to watch (no sessions folder yet)
 
 
 class _HistoryWorker(QObject):
@@ -33,6 +41,8 @@ class _HistoryWorker(QObject):
     opened = Signal(int, int)  # token, mailbox key of a detail payload (None: no such session)
     recalled = Signal(int)  # mailbox key of {"session": {...}, "event": event payload} or None
     failed = Signal(str)
+    _touched = Signal(str)  # from the watcher's thread: a transcript changed
+    _rediscover = Signal()  # from the watcher's thread: a folder appeared
 
     def __init__(self, home: str | None, db_path: str | None, mailbox: Mailbox) -> None:
         super().__init__()
@@ -42,7 +52,12 @@ class _HistoryWorker(QObject):
         self.index: HistoryIndex | None = None
         self.recall: Recall | None = None
         self._timer: QTimer | None = None
+        self._quiet: QTimer | None = None
+        self._observer = None
+        self._pending: dict[str, float] = {}
         self._corrupt = 0
+        self._touched.connect(self._on_touched)
+        self._rediscover.connect(self.look)
 
     @Slot()
     def start(self) -> None:
@@ -53,25 +68,65 @@ class _HistoryWorker(QObject):
             return
         self.recall = Recall(self.index)
         self._timer = QTimer(self)
-        self._timer.setInterval(LOOK_EVERY_MS)
         self._timer.timeout.connect(self.look)
+        self._quiet = QTimer(self)
+        self._quiet.setInterval(QUIET_MS // 2)
+        self._quiet.timeout.connect(self._flush)
         self.look(force=True)
-        self._timer.start()
+
+    def _watch(self) -> None:
+        root = sessions_root(self.index.home) if self.index is not None else None
+        if self._observer is None and root is not None and root.is_dir():
+            observer = Observer()
+            observer.schedule(_Forwarder(self), str(root), recursive=True)
+            observer.start()
+            self._observer = observer
+        if self._timer is not None:
+            self._timer.start(FULL_LOOK_MS if self._observer is not None else NO_WATCH_LOOK_MS)
 
     @Slot()
-    def look(self, force: bool = False) -> None:
+    def look(self, force: bool = False, paths: list[str] | None = None) -> None:
+        """Read what the logs (every one, or just `paths`) appended since the last look."""
         if self.index is None:
             return
         try:
-            report = self.index.refresh()
-        except Exception as exc:  # noqa: BLE001
+            report = self.index.refresh(paths)
+        except Exception as exc:  # noqa: BLE001 - reported, never raised in a thread
             self.failed.emit(f"history index: {exc}")
             return
+        if paths is None:
+            self._watch()
         self._corrupt += report.corrupt_frames
         if force or report.added or report.reindexed or report.removed:
             self.indexed.emit(self.mailbox.post({"messages": self.index.message_count(),
                                                  "sessions": len(self.index.sessions()),
                                                  "corrupt_frames": self._corrupt}))
+
+    @Slot(str)
+    def _on_touched(self, path: str) -> None:
+        self._pending[path] = time.monotonic()
+        if self._quiet is not None and not self._quiet.isActive():
+            self._quiet.start()
+
+    @Slot()
+    def _flush(self) -> None:
+        cutoff = time.monotonic() - QUIET_MS / 1000
+        ready = [p for p, t in self._pending.items() if t <= cutoff]
+        for path in ready:
+            del self._pending[path]
+        if ready:
+            known = {s.path for s in self.index.sessions().values()} if self.index is not None else set()
+            if all(os.path.exists(p) and p in known for p in ready):
+                self.look(paths=ready)
+            else:
+                self.look()  # a new session, a newer transcript generation, or a log that went away
+        if not self._pending and self._quiet is not None:
+            self._quiet.stop()
+
+    def _flush_now(self) -> None:
+        for path in self._pending:
+            self._pending[path] = 0.0
+        self._flush()
 
     @Slot(int, str, str, str)
     def search(self, token: int, query: str, scope: str, session: str) -> None:
@@ -103,7 +158,7 @@ class _HistoryWorker(QObject):
         confirms occurred earlier in this session."""
         found = None
         if self.recall is not None:
-            self.look()  # the message that triggered this may be newer than the last look
+            self._flush_now()  # the message that triggered this may be newer than the last look
             event = auto_recall(self.recall, text, session_id, seq)
             if event is not None:
                 sessions = self.recall.index.sessions()
@@ -115,8 +170,13 @@ class _HistoryWorker(QObject):
 
     @Slot()
     def shutdown(self) -> None:
-        if self._timer is not None:
-            self._timer.stop()
+        for timer in (self._timer, self._quiet):
+            if timer is not None:
+                timer.stop()  # timers must be stopped on the thread that owns them
+        if self._observer is not None:
+            self._observer.stop()
+            self._observer.join(timeout=5)
+            self._observer = None
         if self.index is not None:
             self.index.close()
             self.index = None

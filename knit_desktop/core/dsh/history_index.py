@@ -335,8 +335,13 @@ class HistoryIndex:
         out = [term[1] for (term,) in rows if len(term) == 3 and term[2] == last and term[1].strip()]
         return out[: limit + 1]
 
-    def _scoped(self, sql: str, params: list, sessions: list[str] | None, limit: int,
-                with_terms: bool = False) -> list[tuple[Row, float]]:
+    def _match(self, table: str, expression: str, sessions: list[str] | None, limit: int,
+               with_terms: bool = False) -> list[tuple[Row, float]]:
+        """The best `limit` rows of `table` (an FTS5 table over messages) matching `expression`, bm25 made
+        positive (higher is better). The ranking runs on the full-text table alone and only the rows kept are
+        read whole: joining first would read every matching message's text before the sort."""
+        where, params = f"{table} MATCH ?", [expression]
+        join = ""
         if sessions is not None:
             if not sessions:
                 return []
@@ -348,26 +353,26 @@ class HistoryIndex:
                 return []
             # The rowid range lets FTS5 skip the rest of each posting list (a session's rows are mostly contiguous:
             # each log is read in batches); the session test then drops rows of others interleaved in the range.
-            table = sql.split(" FROM ", 1)[1].split()[0]
-            sql += f" AND {table}.rowid BETWEEN ? AND ? AND m.session_id IN ({marks})"
-            params = [*params, low, high, *sessions]
-        sql += " ORDER BY rank LIMIT ?"
+            join = f" JOIN messages s ON s.id = {table}.rowid AND s.session_id IN ({marks})"
+            where += f" AND {table}.rowid BETWEEN ? AND ?"
+            params = [*sessions, expression, low, high]
+        terms = ", m.terms" if with_terms else ""
+        sql = (f"SELECT {ROW_COLUMNS}, best.score{terms} FROM (SELECT {table}.rowid AS id, {table}.rank AS score"
+               f" FROM {table}{join} WHERE {where} ORDER BY {table}.rank LIMIT ?) best"
+               " JOIN messages m ON m.id = best.id ORDER BY best.score")
         with self._lock:
             rows = self.db.execute(sql, [*params, limit]).fetchall()
         return [(Row(r[0], r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7]), r[8], r[10] if with_terms else ""),
                  -float(r[9])) for r in rows]
 
     def match_text(self, expression: str, sessions: list[str] | None, limit: int) -> list[tuple[Row, float]]:
-        """Rows whose raw text matches an FTS5 expression over the trigram table, best bm25 first (the score
-        is bm25 made positive: higher is better)."""
-        return self._scoped(f"SELECT {ROW_COLUMNS}, text_fts.rank FROM text_fts JOIN messages m ON m.id = text_fts.rowid"
-                            " WHERE text_fts MATCH ?", [expression], sessions, limit)
+        """Rows whose raw text matches an FTS5 expression over the trigram table (a quoted phrase: any
+        substring of 3+ characters), best bm25 first."""
+        return self._match("text_fts", expression, sessions, limit)
 
     def match_terms(self, expression: str, sessions: list[str] | None, limit: int) -> list[tuple[Row, float]]:
         """Rows whose word keys match an FTS5 expression (`"a" AND "b"`, `"a" OR "b"`), best bm25 first."""
-        return self._scoped(f"SELECT {ROW_COLUMNS}, terms_fts.rank, m.terms FROM terms_fts JOIN messages m"
-                            " ON m.id = terms_fts.rowid WHERE terms_fts MATCH ?", [expression], sessions, limit,
-                            with_terms=True)
+        return self._match("terms_fts", expression, sessions, limit, with_terms=True)
 
     def rows_around(self, session_id: str, seq: int, window: int) -> list[Row]:
         """The messages (tool calls left out) within `window` turns of the message at `seq` (or the nearest one

@@ -223,11 +223,21 @@ class Recall:
         # tens of thousands of rows, yet still counts towards each candidate's coverage below.
         by_rarity = sorted(usable, key=lambda k: -query.weights[k])
         common = max(COMMON_MIN_ROWS, self.index.message_count() * COMMON_SHARE)
-        fetch = [k for k in by_rarity if query.frequencies.get(k, 0) <= common] or by_rarity[:RAREST_KEPT]
-        fetch = fetch if len(fetch) >= min(RAREST_KEPT, len(by_rarity)) else by_rarity[:RAREST_KEPT]
-        expression = " OR ".join(_quote(a) for k in fetch for a in alternatives[k])
+        rare = [k for k in by_rarity if query.frequencies.get(k, 0) <= common]
+        if rare:
+            fetch = rare if len(rare) >= min(RAREST_KEPT, len(by_rarity)) else by_rarity[:RAREST_KEPT]
+            expressions = [" OR ".join(_quote(a) for k in fetch for a in alternatives[k])]
+        else:  # only common words: candidates hold the rarest two together (else the rarest one)
+            expressions = [" AND ".join("(" + " OR ".join(_quote(a) for a in alternatives[k]) + ")"
+                                        for k in by_rarity[:RAREST_KEPT]),
+                           " OR ".join(_quote(a) for a in alternatives[by_rarity[0]])]
+        candidates: list = []
+        for expression in expressions:
+            candidates = self.index.match_terms(expression, sessions, CANDIDATES)
+            if len(candidates) >= CANDIDATES // 4:
+                break
         hits = []
-        for row, bm25 in self.index.match_terms(expression, sessions, CANDIDATES):
+        for row, bm25 in candidates:
             present = row.term_set()
             credit, keys = {}, []
             for key in usable:
