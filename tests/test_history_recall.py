@@ -296,3 +296,27 @@ def test_the_command_line_contract(tmp_path, home):
                          (["recall", "--detail", "--session", "s-main", "--dsh-home", str(home)], "--seq")):
         out = run_cli(*bad, env_home=knit)
         assert out.returncode == 2 and message in out.stderr, out.stderr
+
+
+def test_the_agent_tool_says_what_is_wrong_with_bad_arguments(tmp_path, home, monkeypatch):
+    from knit_desktop.core.agent.knit_docs import ToolError
+
+    monkeypatch.setenv("KNIT_DESKTOP_HOME", str(tmp_path / "knit"))
+    tool = RecallTool(home)
+    nobody = Resolved(None, "none")
+    for args, message in (({}, "query must be a non-empty string"),
+                          ({"query": 5}, "query must be a non-empty string"),
+                          ({"query": "x", "scope": "galaxy"}, "scope must be one of session, workspace, all"),
+                          ({"query": "x", "session": 7}, "session must be a session id string"),
+                          ({"query": "x", "session": "nope"}, "no DSH session 'nope'"),
+                          ({"detail": "s-main"}, "detail must be an object"),
+                          ({"detail": {"session": "s-main", "seq": "12"}}, "detail.seq must be a whole number"),
+                          ({"detail": {"session": "nope", "seq": 1}}, "no DSH session 'nope'")):
+        with pytest.raises(ToolError, match=message.replace("(", r"\(")):
+            tool.call(args, nobody)
+    # No caller known: `session` scope is the followed (newest) session; a huge window is capped.
+    answer = tool.call({"query": "content-addressed"}, nobody)
+    assert answer.structured["sessions"][0]["id"] == "s-main"
+    wide = tool.call({"detail": {"session": "s-main", "seq": 0, "window": 10_000}}, nobody)
+    assert len(wide.structured["detail"]["messages"]) == 4  # every turn of the session, no more
+    tool.close()
