@@ -170,7 +170,8 @@ class HistoryPanel(QWidget):
                     child.setData(0, ROLE_DATA, {"kind": "snippet", "session": session, "event": event,
                                                  "snippet": snippet, "terms": event_terms})
                     role = self.tr("You") if snippet["role"] == "user" else self.tr("Assistant")
-                    label = QLabel(f"<i>{role}</i>: {highlighted(snippet['text'], event_terms)}")
+                    text = " ".join(snippet["text"].split())  # the turn's own spacing, flattened for one row
+                    label = QLabel(f"<i>{role}</i>: {highlighted(text, event_terms)}")
                     label.setWordWrap(True)
                     label.setTextFormat(Qt.TextFormat.RichText)
                     label.setObjectName("HistorySnippet")
@@ -347,7 +348,7 @@ class RecallStrip(QFrame):
         snippet = self.found["event"]["snippets"][0]
         heading = html.escape(self.tr("From earlier conversations"))
         self.label.setText(f"<b>{heading}</b>: "
-                           f"{highlighted(snippet['text'], self.found.get('terms', []))} "
+                           f"{highlighted(' '.join(snippet['text'].split()), self.found.get('terms', []))} "
                            f"<span style='color:#888'>— {html.escape(self.found['session']['title'] or self.found['session']['id'])}</span>")
 
     def changeEvent(self, event: QEvent) -> None:

@@ -38,7 +38,15 @@ from pathlib import Path
 import pytest
 
 from knit_desktop.core.dsh.history_index import HistoryIndex
-from knit_desktop.core.recall.recall import FUZZY, LITERAL, Hit, Recall, group_events, ranked_events
+from knit_desktop.core.recall.recall import (
+    FUZZY,
+    LITERAL,
+    Hit,
+    Recall,
+    browse_payload,
+    group_events,
+    ranked_events,
+)
 from tests.dsh_fixtures import DshLog
 from tests.eval.recall_corpus import INJECTIONS, QUERIES, SESSIONS
 
@@ -220,7 +228,12 @@ def test_no_event_spans_a_whole_session_and_snippets_are_real_turns(corpus):
     recall = Recall(index)
     texts = {(r.session_id, r.seq): r.text for r in index.all_rows()}
     for case in QUERIES:
-        for result in recall.recall(case["q"], None):
+        results = recall.recall(case["q"], None)
+        for session in browse_payload(case["q"], "all", results)["sessions"]:
+            for event in session["events"]:
+                for snippet in event["snippets"]:  # a verbatim piece of the turn it names
+                    assert snippet["text"] and snippet["text"] in texts[(session["id"], snippet["seq"])]
+        for result in results:
             assert len(result.events) <= 3
             for event in result.events:
                 assert event.end_seq - event.start_seq < 40

@@ -40,7 +40,7 @@ CANDIDATES = 400  # bm25's best rows the fuzzy layer measures coverage on
 LITERAL_LIMIT = 200
 COVERAGE_MIN = 0.25
 WEAK_COVERAGE = 0.1  # a turn next to a hit that shares this much joins its event (the other half of a Q&A)
-COMMON_SHARE = 0.05  # a key in more than this share of messages does not fetch candidates (it still scores)
+COMMON_SHARE = 0.02  # a key in more than this share of messages does not fetch candidates (it still scores)
 COMMON_MIN_ROWS = 1000  # ...and in more than this many (a small history walks every candidate)
 RAREST_KEPT = 2  # ...unless the query has nothing rarer: then its rarest keys do
 MAX_TYPO_RUN = 8  # CJK runs up to this long are read as fragments that may hold a wrong or missing character
@@ -340,17 +340,16 @@ def ranked_events(results: list[SessionResult]) -> list[Event]:
 
 
 def snippet(text: str, keys: tuple[str, ...], phrase: str = "", size: int = SNIPPET_CHARS) -> str:
-    """A short piece of the turn around its first match (whitespace collapsed, cut ends marked with …)."""
-    flat = collapse_whitespace(text)
-    at = flat.lower().find(phrase.lower()) if phrase else -1
+    """A short piece of the turn around its first match: always a verbatim substring of what was said (no
+    ellipsis, no re-spacing), so a quote can be checked against the log; displays mark the cuts themselves."""
+    at = text.lower().find(phrase.lower()) if phrase else -1
     if at < 0:
-        positions = [p for key in keys for p in key_positions(flat.lower(), key)[:1]]
+        positions = [p for key in keys for p in key_positions(text, key)[:1]]
         at = min(positions) if positions else 0
     start = max(0, at - size // 3)
-    end = min(len(flat), start + size)
+    end = min(len(text), start + size)
     start = max(0, min(start, end - size))
-    out = flat[start:end]
-    return ("…" if start else "") + out + ("…" if end < len(flat) else "")
+    return text[start:end].strip()
 
 
 def highlight_terms(event: Event) -> list[str]:
