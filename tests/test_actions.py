@@ -299,6 +299,18 @@ def test_every_menu_item_and_button_of_the_main_window(qtbot, open_app, opened_u
         lambda: knit._memory_panel is not None and knit._memory_panel.isVisible(), timeout=3000))
     if knit._memory_panel is not None:
         knit._memory_panel.close()
+    walk.trigger("⋯ → Conversation history…", lambda: qtbot.waitUntil(
+        lambda: knit._history_panel is not None and knit._history_panel.isVisible(), timeout=3000))
+    # The recall strip, as a new message referring back would show it (here: a session no longer on disk).
+    window.recall_strip.show_recalled({"session": {"id": "s-gone", "title": "Earlier", "cwd": ""}, "terms": [],
+                                       "event": {"start_seq": 1, "end_seq": 2, "matched_by": "fuzzy",
+                                                 "snippets": [{"seq": 1, "role": "user", "text": "the cache"}]}})
+    knit._history_panel.close()
+    walk.click("RecallStripOpen", lambda: qtbot.waitUntil(
+        lambda: knit._history_panel.isVisible()
+        and "no longer on disk" in knit._history_panel.transcript.toPlainText(), timeout=5000))
+    knit._history_panel.close()
+    walk.click("RecallStripDismiss", lambda: assert_equal(window.recall_strip.isVisible(), False))
 
     # --- the preview of a Markdown document ---
     rel = "docs/attachment-cache.md"
@@ -473,6 +485,42 @@ def test_every_button_of_the_memory_panel_and_of_a_sticky_note(qtbot, open_app, 
         (knit.memory.queue.pending(), path.read_text(encoding="utf-8"), back.isVisible()), ([], before, False)),
         button=back.dismiss_button)
     walk.finish()
+
+
+def test_every_button_of_the_history_panel(qtbot, tmp_path, settings):
+    from knit_desktop.ui.app import KnitApp
+
+    from .dsh_fixtures import DshLog
+
+    home, project = tmp_path / "dsh", tmp_path / "project"
+    project.mkdir()
+    log = DshLog(home, "s1", str(project))
+    log.append_rows([log.title("Cache design"), log.user("Move the attachment cache to a content-addressed store."),
+                     log.assistant("Agreed: keyed by sha256.")]
+                    + [log.user(f"Step {i}") if i % 2 == 0 else log.assistant(f"Done {i}") for i in range(8)])
+    knit = KnitApp(workspace=str(project), dsh_home=str(home), messages=None, settings=settings, persistent=False)
+    try:
+        knit.show_history()
+        panel = knit._history_panel
+        qtbot.waitUntil(lambda: panel._indexed is not None and panel._indexed["messages"] == 10, timeout=10_000)
+        walk = Walk(qtbot, "history panel")
+        walk.scan(panel)
+        qtbot.keyClicks(panel.query, "content adressed")
+        walk.click("HistorySearch", lambda: qtbot.waitUntil(lambda: panel.results.topLevelItemCount() == 1,
+                                                            timeout=10_000))
+        walk.click("HistoryOpen", lambda: qtbot.waitUntil(
+            lambda: "content-addressed" in panel.transcript.toPlainText(), timeout=10_000))
+        walk.click("HistoryLater", lambda: qtbot.waitUntil(lambda: "Step 4" in panel.transcript.toPlainText(),
+                                                           timeout=10_000))
+        walk.click("HistoryEarlier", lambda: qtbot.waitUntil(lambda: "Cache design" in panel.transcript_title.text(),
+                                                             timeout=10_000))
+        walk.click("HistoryCopyQuote", lambda: assert_equal(
+            QApplication.clipboard().text().startswith("> Move the attachment cache"), True))
+        walk.click("HistoryQuery clear button", lambda: qtbot.waitUntil(lambda: panel.query.text() == ""))
+        walk.through("HistoryQuery clear", "HistoryQuery clear button")
+        walk.finish()
+    finally:
+        knit.close()
 
 
 def test_every_button_of_the_larger_preview_window(qtbot, open_app, opened_urls, demo_ws):  # noqa: F811
