@@ -193,6 +193,7 @@ RECALL_TOOL = types.Tool(
                    "required": ["seq"]}}},
     output_schema=_closed({"query": _STR, "scope": _SCOPE, "sessions": {"type": "array", "items": RECALL_SESSION_SCHEMA},
                            "truncated": {"type": "boolean"}, "detail": RECALL_DETAIL_SCHEMA,
+                           "indexing": _closed({"done": _INT, "total": _INT}, ["done", "total"]),
                            "caller": SESSION_SCHEMA}, ["scope"]),
     annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False, idempotent_hint=True),
 )

@@ -320,3 +320,17 @@ def test_the_agent_tool_says_what_is_wrong_with_bad_arguments(tmp_path, home, mo
     wide = tool.call({"detail": {"session": "s-main", "seq": 0, "window": 10_000}}, nobody)
     assert len(wide.structured["detail"]["messages"]) == 4  # every turn of the session, no more
     tool.close()
+
+
+def test_a_time_budget_reads_the_newest_logs_first_and_the_rest_later(tmp_path):
+    home = tmp_path / "dsh"
+    for n in range(3):
+        log = DshLog(home, f"s{n}", "/w")
+        log.append_rows([log.user(f"gecko number {n}")])
+        os.utime(log.path, ns=(10**18 + n * 10**9,) * 2)
+    index = HistoryIndex(home, tmp_path / "h.sqlite3")
+    first = index.refresh(budget_s=0)  # room for one log: the newest
+    assert (first.logs, first.pending) == (1, 2) and first.removed == 0
+    assert [r.session_id for r in index.all_rows()] == ["s2"]
+    second = index.refresh(budget_s=60)
+    assert second.pending == 0 and sorted(index.sessions()) == ["s0", "s1", "s2"]

@@ -21,6 +21,7 @@ from .knit_docs import ToolAnswer, ToolError
 from .specs import RECALL_BROWSE_TOKENS, RECALL_DETAIL_TOKENS
 
 MAX_QUERY = 2000
+REFRESH_BUDGET_S = 20.0  # a first call on a large history indexes the newest logs and answers within DSH's timeout
 MAX_WINDOW = 10
 BROWSE_SESSIONS = 10
 
@@ -30,6 +31,7 @@ class RecallTool:
         self.home = home
         self._index: HistoryIndex | None = None
         self._recall: Recall | None = None
+        self._progress: dict | None = None  # {"done", "total"} logs while a first indexing is unfinished
 
     def close(self) -> None:
         if self._index is not None:
@@ -39,7 +41,8 @@ class RecallTool:
         if self._index is None:
             self._index = HistoryIndex(self.home)
             self._recall = Recall(self._index)
-        self._index.refresh()
+        report = self._index.refresh(budget_s=REFRESH_BUDGET_S)
+        self._progress = {"done": report.logs, "total": report.logs + report.pending} if report.pending else None
         assert self._recall is not None
         return self._recall
 
@@ -67,7 +70,12 @@ class RecallTool:
         structured = fit_browse(query[:MAX_QUERY], scope, results)
         if resolved.log is not None:
             structured["caller"] = resolved.describe()
-        return ToolAnswer(structured, browse_text(structured))
+        text = browse_text(structured)
+        if self._progress is not None:
+            structured["indexing"] = self._progress
+            text += (f"\n(The history is still being indexed: {self._progress['done']} of {self._progress['total']} "
+                     "conversations so far, the newest first. Ask again for the rest.)")
+        return ToolAnswer(structured, text)
 
     def detail(self, detail: object, resolved: Resolved) -> ToolAnswer:
         if not isinstance(detail, dict):

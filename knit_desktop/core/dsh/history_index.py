@@ -24,6 +24,7 @@ import json
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -113,6 +114,7 @@ class RefreshReport:
     added: int = 0  # messages added
     corrupt_frames: int = 0
     removed: int = 0  # sessions whose log disappeared
+    pending: int = 0  # logs not looked at because the time budget ran out (the newest are looked at first)
 
 
 class HistoryIndex:
@@ -170,21 +172,28 @@ class HistoryIndex:
                     found.append(transcript)
         return found
 
-    def refresh(self, paths: Iterable[Path | str] | None = None) -> RefreshReport:
+    def refresh(self, paths: Iterable[Path | str] | None = None, budget_s: float | None = None) -> RefreshReport:
         """Bring the index up to date with the logs on disk (or just with `paths`): read what each log appended
-        since the last look, re-read rewritten logs, forget logs that disappeared (only on a full look)."""
+        since the last look, re-read rewritten logs, forget logs that disappeared (only on a full look). With a
+        time budget, the most recently written logs go first and the rest wait for the next look."""
         report = RefreshReport()
         full = paths is None
         wanted = [str(p) for p in (self.transcripts() if full else paths)]
+        if budget_s is not None:
+            wanted.sort(key=_mtime, reverse=True)
+        deadline = None if budget_s is None else time.monotonic() + budget_s
         with self._lock:
             known = {row[0]: row for row in self.db.execute("SELECT * FROM logs")}
-        for path in wanted:
+        for i, path in enumerate(wanted):
+            if deadline is not None and i and time.monotonic() > deadline:  # at least one log per look
+                report.pending = len(wanted) - i
+                break
             report.logs += 1
             try:
                 self._refresh_log(path, known.get(path), report)
             except OSError:
                 continue  # unreadable now (permissions, deleted mid-look): tried again on the next look
-        if full:
+        if full and not report.pending:
             gone = set(known) - set(wanted)
             for path in gone:
                 with self._lock, self.db:
@@ -492,6 +501,13 @@ def _tool_text(name: str, arguments: object) -> str:
             return f"{name} {path}"
         return f"{name} {json.dumps(args, ensure_ascii=False)[:TOOL_ARGS_CHARS]}"
     return name
+
+
+def _mtime(path: str) -> int:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return 0
 
 
 def _hash(path: str, start: int, length: int) -> str:
