@@ -216,6 +216,7 @@ def test_the_splitter_ratio_is_clamped_and_remembered(qtbot, open_app, settings)
     remembered = settings.preview_ratio
     assert remembered == pytest.approx(0.35, abs=0.03)
 
+    knit.close()  # quit: the last position, still in the write debounce, reaches the file
     again = open_app(settings=Settings(settings.path))  # a new window over the same settings file
     again.window.list.select_first()
     qtbot.waitUntil(again.window.preview.isVisible)

@@ -11,6 +11,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
+from ..core import config as options
 from ..core.dsh.conversation import Message
 from ..core.memory.library import MemoryIndex
 from ..core.memory.store import MemoryStore, default_memory_dir
@@ -112,13 +113,13 @@ class KnitApp:
             self.raise_window()
 
     def _on_setting(self, key: str) -> None:
-        if key == "ui/language":
+        if key == options.LANGUAGE.key:
             self.language.apply(self.settings.language)
-        elif key == "window/tray":
+        elif key == options.TRAY.key:
             self._update_tray()
-        elif key == "workspace/fixed":
+        elif key == options.WORKSPACE.key:
             self.ranking.pin_workspace(self.settings.workspace or None)
-        elif key == "memory/dir":
+        elif key == options.MEMORY_DIR.key:
             self.memory.memory_dir = self.settings.memory_dir or default_memory_dir(self.settings.dsh_home or None)
             self.memory.index = MemoryIndex(self.memory.memory_dir)
 
@@ -183,6 +184,7 @@ class KnitApp:
 
     def close(self) -> None:
         self.window.close()
+        self.settings.flush()  # the geometry the window just saved, and any change still in the debounce
         if self.tray is not None:
             self.tray.hide()
         self.ranking.stop()

@@ -12,6 +12,7 @@ import contextlib
 
 from PySide6.QtCore import QFileSystemWatcher, QObject, QPoint, QTimer, Signal
 
+from ..core import config as options
 from ..core.memory.store import MemoryStore
 from ..core.memory.write import MemoryConflict, MemoryWriteError
 from .settings import Settings
@@ -97,7 +98,7 @@ class MemoryNotes(QObject):
             note.raise_()
 
     def _on_setting(self, key: str) -> None:
-        if key == "memory/note_position" and self.notes:
+        if key == options.NOTE_POSITION.key and self.notes:
             self._restack(len(self.store.queue.pending()))
 
     def _remember(self, proposal_id: str, text: str, target: str, chapter: str) -> None:

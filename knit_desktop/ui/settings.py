@@ -1,186 +1,198 @@
-"""One settings object over QSettings (IniFormat), so every preference has one name, one type and one default."""
+"""The window's settings: the typed options of `core.config` with a change signal and debounced writes.
+
+One source of truth: the keys, types, defaults and allowed values live in `core/config.py`, which the command line
+and the MCP server read too; this class only adds what a window needs. A setter changes the value at once (and
+says so through `changed(key)`), but the file is written at most once per WRITE_INTERVAL_MS (a splitter drag is
+hundreds of moves), and the last change is written when the app quits or `flush()` is called.
+"""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QByteArray, QObject, QSettings, Signal
+from PySide6.QtCore import QByteArray, QCoreApplication, QObject, Signal
 
-from ..core.paths import config_home
+from ..core import config as options
+from ..core.config import (  # noqa: F401  (re-exported: the dialog and the window import them from here)
+    DEFAULT_PREVIEW_RATIO,
+    KINDS,
+    LANGUAGES,
+    MAX_PREVIEW_RATIO,
+    MIN_PREVIEW_RATIO,
+    NOTE_COLOURS,
+    NOTE_SHAPES,
+    NOTE_SIZES,
+    SORTS,
+    Config,
+    Option,
+)
+from .throttle import Throttle
 
-LANGUAGES = ("system", "zh_CN", "en")
-SORTS = ("relevance", "time")
-KINDS = ("doc", "media", "all")
-DEFAULT_PREVIEW_RATIO = 0.46
-MIN_PREVIEW_RATIO, MAX_PREVIEW_RATIO = 0.2, 0.8
-NOTE_SHAPES = ("capsule", "rounded", "square", "circle")
-# The seed's five colours (sea blue, mist purple, moss green, amber, rose), or the theme's own.
-NOTE_COLOURS = {"theme": "", "sea": "#2f7fbf", "mist": "#8a7fbf", "moss": "#5f8f4f", "amber": "#d9962b",
-                "rose": "#cf4f73"}
-NOTE_SIZES = ("S", "M", "L")
+WRITE_INTERVAL_MS = 1000
 
 
 def clamp_ratio(value: float) -> float:
-    return min(MAX_PREVIEW_RATIO, max(MIN_PREVIEW_RATIO, value))
+    return options.PREVIEW_RATIO.clamp(value)
 
 
 class Settings(QObject):
-    """Typed accessors; `changed(key)` tells the window to apply a preference the moment it is set."""
+    """Typed accessors; `changed(key)` (a `core.config` option's key) tells the window to apply a preference the
+    moment it is set."""
 
     changed = Signal(str)
 
     def __init__(self, path: str | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.path = path or str(config_home() / "settings.ini")
-        self._qs = QSettings(self.path, QSettings.Format.IniFormat)
+        self.config = Config(path)
+        self.path = str(self.config.path)
+        self.write_error = ""  # why the last write failed ('' if it did not); the change stays pending
+        self._write = Throttle(self._save, WRITE_INTERVAL_MS, self)
+        app = QCoreApplication.instance()
+        if app is not None:
+            app.aboutToQuit.connect(self.flush)
 
-    def _get(self, key: str, default: object, allowed: tuple | None = None) -> object:
-        value = self._qs.value(key, default)
-        if allowed is not None and value not in allowed:
-            return default
-        return value
+    def _save(self) -> None:
+        try:
+            self.config.save()
+            self.write_error = ""
+        except OSError as exc:
+            self.write_error = f"{self.path}: {exc.strerror or exc}"
 
-    def _set(self, key: str, value: object) -> None:
-        if self._qs.value(key) == value:
-            return
-        self._qs.setValue(key, value)
-        self._qs.sync()
-        self.changed.emit(key)
+    def flush(self) -> None:
+        """Write what is still waiting for the debounce (on quit; a new Settings over the same file reads it)."""
+        self._write.flush()
+        if self.config.unsaved:
+            self._save()
 
-    def _bool(self, key: str, default: bool) -> bool:
-        value = self._qs.value(key, default)
-        return value in (True, "true", "1", 1) if not isinstance(value, bool) else value
+    def get(self, option: Option) -> object:
+        return self.config.get(option)
+
+    def set(self, option: Option, value: object) -> None:
+        if self.config.set(option, value):
+            self._write()
+            self.changed.emit(option.key)
 
     # --- preferences ---------------------------------------------------------------------------------
 
     @property
     def language(self) -> str:
-        return str(self._get("ui/language", "system", LANGUAGES))
+        return self.config.get(options.LANGUAGE)
 
     @language.setter
     def language(self, value: str) -> None:
-        self._set("ui/language", value if value in LANGUAGES else "system")
+        self.set(options.LANGUAGE, value)
 
     @property
     def sort(self) -> str:
-        return str(self._get("list/sort", "relevance", SORTS))
+        return self.config.get(options.SORT)
 
     @sort.setter
     def sort(self, value: str) -> None:
-        self._set("list/sort", value if value in SORTS else "relevance")
+        self.set(options.SORT, value)
 
     @property
     def kind(self) -> str:
-        return str(self._get("list/kind", "doc", KINDS))
+        return self.config.get(options.KIND)
 
     @kind.setter
     def kind(self, value: str) -> None:
-        self._set("list/kind", value if value in KINDS else "doc")
+        self.set(options.KIND, value)
 
     @property
     def workspace(self) -> str:
         """A fixed folder, or '' to follow the DSH session's working directory."""
-        return str(self._get("workspace/fixed", ""))
+        return self.config.get(options.WORKSPACE)
 
     @workspace.setter
     def workspace(self, value: str) -> None:
-        self._set("workspace/fixed", value or "")
+        self.set(options.WORKSPACE, value)
 
     @property
     def dsh_home(self) -> str:
-        return str(self._get("dsh/home", ""))
+        return self.config.get(options.DSH_HOME)
 
     @dsh_home.setter
     def dsh_home(self, value: str) -> None:
-        self._set("dsh/home", value or "")
+        self.set(options.DSH_HOME, value)
 
     @property
     def always_on_top(self) -> bool:
-        return self._bool("window/always_on_top", False)
+        return self.config.get(options.ALWAYS_ON_TOP)
 
     @always_on_top.setter
     def always_on_top(self, value: bool) -> None:
-        self._set("window/always_on_top", bool(value))
+        self.set(options.ALWAYS_ON_TOP, bool(value))
 
     @property
     def tray(self) -> bool:
-        return self._bool("window/tray", True)
+        return self.config.get(options.TRAY)
 
     @tray.setter
     def tray(self, value: bool) -> None:
-        self._set("window/tray", bool(value))
+        self.set(options.TRAY, bool(value))
 
     @property
     def show_usage(self) -> bool:
-        return self._bool("list/show_usage", False)
+        return self.config.get(options.SHOW_USAGE)
 
     @show_usage.setter
     def show_usage(self, value: bool) -> None:
-        self._set("list/show_usage", bool(value))
+        self.set(options.SHOW_USAGE, bool(value))
 
     @property
     def preview_ratio(self) -> float:
-        try:
-            return clamp_ratio(float(self._qs.value("preview/ratio", DEFAULT_PREVIEW_RATIO)))
-        except (TypeError, ValueError):
-            return DEFAULT_PREVIEW_RATIO
+        return self.config.get(options.PREVIEW_RATIO)
 
     @preview_ratio.setter
     def preview_ratio(self, value: float) -> None:
-        self._set("preview/ratio", round(clamp_ratio(value), 4))
+        self.set(options.PREVIEW_RATIO, value)
 
     @property
     def geometry(self) -> QByteArray | None:
-        value = self._qs.value("window/geometry")
-        return value if isinstance(value, QByteArray) else None
+        value = self.config.get(options.GEOMETRY)
+        return QByteArray(value) if value else None
 
     @geometry.setter
     def geometry(self, value: QByteArray) -> None:
-        self._qs.setValue("window/geometry", value)
-        self._qs.sync()
+        self.set(options.GEOMETRY, bytes(value.data()))
 
     # --- memory and its sticky notes -----------------------------------------------------------------
 
     @property
     def memory_dir(self) -> str:
         """The memory directory, or '' for <DSH home>/memory."""
-        return str(self._get("memory/dir", ""))
+        return self.config.get(options.MEMORY_DIR)
 
     @memory_dir.setter
     def memory_dir(self, value: str) -> None:
-        self._set("memory/dir", value or "")
+        self.set(options.MEMORY_DIR, value)
 
     @property
     def note_shape(self) -> str:
-        return str(self._get("memory/note_shape", "capsule", NOTE_SHAPES))
+        return self.config.get(options.NOTE_SHAPE)
 
     @note_shape.setter
     def note_shape(self, value: str) -> None:
-        self._set("memory/note_shape", value if value in NOTE_SHAPES else "capsule")
+        self.set(options.NOTE_SHAPE, value)
 
     @property
     def note_colour(self) -> str:
-        return str(self._get("memory/note_colour", "theme", tuple(NOTE_COLOURS)))
+        return self.config.get(options.NOTE_COLOUR)
 
     @note_colour.setter
     def note_colour(self, value: str) -> None:
-        self._set("memory/note_colour", value if value in NOTE_COLOURS else "theme")
+        self.set(options.NOTE_COLOUR, value)
 
     @property
     def note_size(self) -> str:
-        return str(self._get("memory/note_size", "M", NOTE_SIZES))
+        return self.config.get(options.NOTE_SIZE)
 
     @note_size.setter
     def note_size(self, value: str) -> None:
-        self._set("memory/note_size", value if value in NOTE_SIZES else "M")
+        self.set(options.NOTE_SIZE, value)
 
     @property
     def note_position(self) -> tuple[int, int] | None:
-        value = self._qs.value("memory/note_position")
-        try:
-            x, y = (int(v) for v in str(value).split(","))
-        except (TypeError, ValueError):
-            return None
-        return x, y
+        return self.config.get(options.NOTE_POSITION)
 
     @note_position.setter
     def note_position(self, value: tuple[int, int] | None) -> None:
-        self._set("memory/note_position", "" if value is None else f"{value[0]},{value[1]}")
+        self.set(options.NOTE_POSITION, value)

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..core import config as options
 from .settings import NOTE_COLOURS, Settings
 
 SIZES = {"S": (240, 150), "M": (300, 190), "L": (380, 240)}
@@ -185,7 +186,7 @@ class StickyNote(QFrame):
     # --- look ----------------------------------------------------------------------------------------
 
     def _on_setting(self, key: str) -> None:
-        if key.startswith("memory/note_") and key != "memory/note_position":
+        if key in (options.NOTE_SHAPE.key, options.NOTE_COLOUR.key, options.NOTE_SIZE.key):
             self.apply_look()
 
     def apply_look(self) -> None:
