@@ -35,11 +35,11 @@ def _umask() -> int:
     return old
 
 
-def _mode_for(path: str) -> int:
+def _mode_for(path: str, new_file_mode: int | None) -> int:
     try:
         return stat.S_IMODE(os.stat(path).st_mode)
     except OSError:
-        return 0o666 & ~_umask()
+        return 0o666 & ~_umask() if new_file_mode is None else new_file_mode
 
 
 def sync_directory(directory: str | os.PathLike[str]) -> None:
@@ -54,14 +54,15 @@ def sync_directory(directory: str | os.PathLike[str]) -> None:
 
 
 def write_beside(path: str | os.PathLike[str], data: bytes, *, mode: int | None = None,
-                 check: Callable[[], bool] | None = None, prefix: str = ".knit-") -> int | None:
-    """Write `data` to a temp file beside `path`, fsync it, give it `mode` (default: the replaced file's), and
-    rename it over `path` if `check()` (when given) still holds right before the rename.
+                 new_file_mode: int | None = None, check: Callable[[], bool] | None = None,
+                 prefix: str = ".knit-") -> int | None:
+    """Write `data` to a temp file beside `path`, fsync it, give it `mode` (default: the replaced file's; for a
+    new file `new_file_mode`, else what `open()` would give), and rename it over `path` if `check()` (when given) still holds right before the rename.
 
     Returns the new file's open descriptor, which the caller closes (it lets a caller watch the new file); None,
     with nothing renamed, if the check failed. The directory is not synced: see `replace_file`."""
     target = os.fspath(path)
-    wanted = _mode_for(target) if mode is None else mode
+    wanted = _mode_for(target, new_file_mode) if mode is None else mode
     tmp_fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=os.path.dirname(target) or ".")
     try:
         view = memoryview(data)
@@ -85,14 +86,16 @@ def write_beside(path: str | os.PathLike[str], data: bytes, *, mode: int | None 
     return tmp_fd
 
 
-def replace_file(path: str | os.PathLike[str], data: bytes, *, mode: int | None = None) -> None:
+def replace_file(path: str | os.PathLike[str], data: bytes, *, mode: int | None = None,
+                 new_file_mode: int | None = None) -> None:
     """Atomically and durably replace (or create) `path` with `data`, keeping its mode."""
-    fd = write_beside(path, data, mode=mode)
+    fd = write_beside(path, data, mode=mode, new_file_mode=new_file_mode)
     if fd is not None:
         os.close(fd)
     sync_directory(os.path.dirname(os.fspath(path)) or ".")
 
 
-def replace_text(path: str | os.PathLike[str] | Path, text: str, *, mode: int | None = None) -> None:
+def replace_text(path: str | os.PathLike[str] | Path, text: str, *, mode: int | None = None,
+                 new_file_mode: int | None = None) -> None:
     """`replace_file` for UTF-8 text."""
-    replace_file(path, text.encode("utf-8"), mode=mode)
+    replace_file(path, text.encode("utf-8"), mode=mode, new_file_mode=new_file_mode)

@@ -3,7 +3,7 @@
 A version is the file's real path, modification time and size; an edited or replaced file gets a new entry and the
 old one is simply never asked for again (`prune` drops the oldest beyond a budget). Alongside each PNG a JSON
 note keeps the video duration or the reason a file could not be shown, so a broken file is not decoded again
-and again. Writes are atomic (temp file, rename), so a crash never leaves a torn thumbnail.
+and again. Writes go through `atomic_write.replace_file`, so a crash never leaves a torn thumbnail.
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+
+from ..atomic_write import replace_file
 
 THUMB_EDGE = 256  # px: sharp on 2x screens for the 104 px cells, small enough to decode in a few ms
 CACHE_VERSION = 1
@@ -65,8 +67,8 @@ class ThumbnailCache:
         png, note = self._paths(key)
         png.parent.mkdir(parents=True, exist_ok=True)
         if png_bytes is not None and not problem:
-            _atomic_write(png, png_bytes)
-        _atomic_write(note, json.dumps({"duration_ms": int(duration_ms), "problem": problem}).encode("utf-8"))
+            replace_file(png, png_bytes)
+        replace_file(note, json.dumps({"duration_ms": int(duration_ms), "problem": problem}).encode("utf-8"))
         return CachedThumbnail(None if problem else png, int(duration_ms), problem)
 
     def prune(self, keep: int = MAX_ENTRIES) -> int:
@@ -82,10 +84,3 @@ class ThumbnailCache:
                     path.unlink()
             removed += 1
         return removed
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-    os.replace(tmp, path)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import tempfile
 import time
 import uuid
 from collections.abc import Iterator
@@ -19,6 +18,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from ..atomic_write import replace_text
 from .locking import exclusive_lock
 
 # What sort of memory a proposal is (memory_propose's `kind`; the sticky note shows it).
@@ -118,12 +118,8 @@ class ProposalQueue:
     def _write(self, items: list[Proposal]) -> None:
         if self._stuck:
             raise OSError(self.warning)
-        fd, tmp = tempfile.mkstemp(prefix=".queue-", suffix=".tmp", dir=self.path.parent)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump([asdict(p) for p in items], fh, ensure_ascii=False, indent=1)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, self.path)
+        replace_text(self.path, json.dumps([asdict(p) for p in items], ensure_ascii=False, indent=1),
+                     new_file_mode=0o600)
 
     def add(self, proposal: Proposal) -> tuple[Proposal, bool]:
         """Queue a proposal; returns the queued one and whether it was new (False: folded into an equal one)."""

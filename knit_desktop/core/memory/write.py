@@ -23,12 +23,12 @@ import glob
 import hashlib
 import os
 import re
-import tempfile
 import time
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from ..atomic_write import sync_directory, write_beside
 from .library import LIST_ITEM, MAX_MEMORY_BYTES, NUMBERED_ITEM, Chapter, parse_library
 from .locking import exclusive_lock
 
@@ -161,7 +161,7 @@ def _append_locked(fd: int, held: os.stat_result, path: str, real: str, chapter_
     body, lines = _with_entry(path, original, chapter_title, text)
     _keep_backup(path, raw, backup_dir)
     data = body.encode("utf-8")
-    tmp_fd = _write_beside(real, data, held.st_mode, check=lambda: (
+    tmp_fd = write_beside(real, data, mode=held.st_mode, check=lambda: (
         _same(os.stat(real), held) and _same(os.fstat(fd), held)
         and hashlib.sha256(_read_fd(fd, MAX_MEMORY_BYTES)).hexdigest() == expected))
     try:
@@ -171,34 +171,8 @@ def _append_locked(fd: int, held: os.stat_result, path: str, real: str, chapter_
     finally:
         if tmp_fd is not None:
             os.close(tmp_fd)
-    _sync_directory(os.path.dirname(real))
+    sync_directory(os.path.dirname(real))
     return lines
-
-
-def _write_beside(real: str, data: bytes, mode: int, check) -> int | None:
-    """Write `data` to a temp file in `real`'s directory, fsync it, and rename it over `real` if `check()` still
-    holds right before the rename. Returns the new file's open fd (None, and nothing renamed, if the check failed)."""
-    tmp_fd, tmp = tempfile.mkstemp(prefix=".knit-", suffix=".tmp", dir=os.path.dirname(real))
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(tmp_fd, view):]
-        os.fsync(tmp_fd)
-        if hasattr(os, "fchmod"):
-            os.fchmod(tmp_fd, mode & 0o7777)
-        else:  # pragma: no cover - Windows
-            os.chmod(tmp, mode & 0o7777)
-        if not check():
-            os.unlink(tmp)
-            os.close(tmp_fd)
-            return None
-        os.replace(tmp, real)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        os.close(tmp_fd)
-        raise
-    return tmp_fd
 
 
 def _settle(old_fd: int, held: os.stat_result, raw: bytes, new_fd: int, body: bytes, real: str, path: str,
@@ -229,7 +203,7 @@ def _settle(old_fd: int, held: os.stat_result, raw: bytes, new_fd: int, body: by
             else:
                 merged = live + b"".join(extras)
             sizes = [len(c) for c in contents]
-            fd2 = _write_beside(real, merged, held.st_mode, check=lambda sizes=sizes, live=live, watch=watch, live_fd=live_fd: (
+            fd2 = write_beside(real, merged, mode=held.st_mode, check=lambda sizes=sizes, live=live, watch=watch, live_fd=live_fd: (
                 [os.fstat(fd).st_size for fd, _k in watch] == sizes and os.fstat(live_fd).st_size == len(live)))
             if fd2 is None:
                 continue  # more arrived while merging: merge again
@@ -315,13 +289,3 @@ def _prune_backups(backup_dir: Path, stem: str) -> None:
     for old in backups_of(backup_dir, stem)[:-KEEP_BACKUPS]:
         with contextlib.suppress(OSError):
             old.unlink()
-
-
-def _sync_directory(directory: str) -> None:
-    try:  # the rename itself is durable once the directory is synced (not possible on every system)
-        dir_fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    with contextlib.suppress(OSError):
-        os.fsync(dir_fd)
-    os.close(dir_fd)
