@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import bisect
-import math
 import re
 from dataclasses import dataclass
 
 from ..index.documents import Document
 from ..text.tokens import collapse_whitespace, key_positions
+from .bm25 import K1, PASSAGE_B, TF_CAP, keyword_factor
 from .keywords import Keyword
 
 PASSAGE_CHARS = 1200
@@ -18,10 +18,6 @@ MAX_PASSAGES_PER_FILE = 200
 PASSAGES_PER_DOC = 2
 SNIPPET_CHARS = 200
 SNIPPET_LEAD = 40
-BODY_B = 0.75
-K1 = 1.2
-QW_EXPONENT = 0.25
-TF_CAP = 20
 
 _HEADING = re.compile(r"^#{1,6}\s")
 
@@ -202,13 +198,12 @@ def best_passages(doc: Document, keywords: list[Keyword], limit: int = PASSAGES_
         df = sum(1 for c in counts if c)
         if not df:
             continue
-        idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
-        factor = (keyword.weight / max_weight) ** QW_EXPONENT * idf
+        factor = keyword_factor(keyword.weight, max_weight, n, df)
         for i, c in enumerate(counts):
             if c:
                 tf = min(c, TF_CAP)
                 norm = len(texts[i]) / avg if avg > 0 else 0.0
-                scores[i] += factor * tf * (K1 + 1) / (tf + K1 * (1 - BODY_B + BODY_B * norm))
+                scores[i] += factor * tf * (K1 + 1) / (tf + K1 * (1 - PASSAGE_B + PASSAGE_B * norm))
                 hit_terms[i].append(keyword.term)
     ranked = sorted((i for i in range(n) if scores[i] > 0), key=lambda i: (-scores[i], chunks[i][0]))[:limit]
     ranked.sort(key=lambda i: chunks[i][0])

@@ -6,7 +6,6 @@ which field) are worked out only for the rows someone looks at.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -15,19 +14,11 @@ import numpy as np
 from ..index.documents import Document
 from ..index.search_index import Pool, SearchIndex, TermPostings, field_sources
 from ..text.tokens import is_latin_term
+from .bm25 import FIELD_B, FIELD_WEIGHTS, K1, TF_CAP, keyword_factor
 from .fuzzy import Neighbour, neighbours, surface_word
 from .keywords import Keyword, choose_keywords
 from .topic import topic_for
 
-K1 = 1.2
-# Title, summary, body. The body already holds the title and summary, so the reference's 4 / 2 / 1 counted a
-# title word three times over and let one query word in a title beat a page that discusses all of them; 2 / 1 / 1
-# with a stronger length normalisation of the body measured best on the public eval (tests/eval/public_eval.py)
-# and keeps the trap eval where it was (README, "How the ranking works").
-FIELD_B = (0.3, 0.5, 0.9)
-FIELD_WEIGHTS = (2.0, 1.0, 1.0)
-TF_CAP = 20
-QW_EXPONENT = 0.25
 FRESHNESS_WINDOW_MS = 7 * 24 * 3600 * 1000
 FRESHNESS_BOOST = 0.1
 MATCHED_KEYWORDS_SHOWN = 8
@@ -227,8 +218,7 @@ def score_pool(
         if df == 0:
             continue
         present.append((keyword, p))
-        idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
-        factor = (keyword.weight / max_weight) ** QW_EXPONENT * idf
+        factor = keyword_factor(keyword.weight, max_weight, n, df)
         raw[p.ids] += factor * contribution
     return raw, present
 
