@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import struct
 import zlib
 
@@ -154,3 +155,38 @@ def test_cache_entries_are_complete_or_absent(tmp_path):
     assert cache.get(key).png is None and cache.get(key).problem == "not a readable image"
     assert not list((tmp_path / "c").glob("*/.*.tmp"))
     assert cache.prune(keep=0) == 1 and cache.get(key) is None
+
+
+def test_the_cache_is_capped_and_evicts_the_least_recently_used(tmp_path, monkeypatch):
+    from knit_desktop.core.media import thumbnail_cache
+
+    monkeypatch.setattr(thumbnail_cache, "PRUNE_EVERY", 5)
+    cache = ThumbnailCache(tmp_path / "c", max_bytes=10 * 1100, max_entries=1000)
+    keys = [f"{n:02x}" + "0" * 38 for n in range(10)]
+    for age, key in enumerate(keys):  # ten entries of about 1 kB, written long ago, oldest first
+        cache.put(key, b"\x89PNG" + bytes(1000))
+        for path in cache._paths(key):
+            os.utime(path, (1_000_000 + age, 1_000_000 + age))
+    notes_before = {key: cache._paths(key)[1].stat().st_mtime for key in keys}
+    assert cache.get(keys[0]) is not None and cache.get(keys[1]) is not None  # the two oldest, used again
+    assert {key: cache._paths(key)[1].stat().st_mtime for key in keys} == notes_before  # a hit writes nothing
+    cache.max_bytes = 6 * 1100
+    removed = cache.prune()
+    assert removed == 4
+    left = {key for key in keys if cache.get(key) is not None}
+    assert left == {keys[0], keys[1], keys[6], keys[7], keys[8], keys[9]}  # recently used or recently written
+
+
+def test_pruning_runs_on_the_first_write_and_then_every_few_writes(tmp_path, monkeypatch):
+    from knit_desktop.core.media import thumbnail_cache
+
+    monkeypatch.setattr(thumbnail_cache, "PRUNE_EVERY", 3)
+    cache = ThumbnailCache(tmp_path / "c", max_entries=2)
+    for n in range(3):
+        cache.put(f"{n:02x}" + "0" * 38, b"\x89PNG")
+    assert len(list((tmp_path / "c").glob("*/*.json"))) == 3  # pruned at the 1st write, next due at the 4th
+    cache.put("ff" + "0" * 38, b"\x89PNG")
+    assert len(list((tmp_path / "c").glob("*/*.json"))) == 2
+    broken = cache._paths("ff" + "0" * 38)[0]
+    broken.write_bytes(b"")  # what a power cut can leave of a write that skipped the fsync
+    assert cache.get("ff" + "0" * 38) is None

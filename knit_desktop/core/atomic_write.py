@@ -55,7 +55,7 @@ def sync_directory(directory: str | os.PathLike[str]) -> None:
 
 def write_beside(path: str | os.PathLike[str], data: bytes, *, mode: int | None = None,
                  new_file_mode: int | None = None, check: Callable[[], bool] | None = None,
-                 prefix: str = ".knit-") -> int | None:
+                 prefix: str = ".knit-", durable: bool = True) -> int | None:
     """Write `data` to a temp file beside `path`, fsync it, give it `mode` (default: the replaced file's; for a
     new file `new_file_mode`, else what `open()` would give), and rename it over `path` if `check()` (when given) still holds right before the rename.
 
@@ -68,7 +68,8 @@ def write_beside(path: str | os.PathLike[str], data: bytes, *, mode: int | None 
         view = memoryview(data)
         while view:
             view = view[os.write(tmp_fd, view):]
-        os.fsync(tmp_fd)
+        if durable:
+            os.fsync(tmp_fd)
         if hasattr(os, "fchmod"):
             os.fchmod(tmp_fd, wanted & 0o7777)
         else:  # pragma: no cover - Windows
@@ -87,12 +88,14 @@ def write_beside(path: str | os.PathLike[str], data: bytes, *, mode: int | None 
 
 
 def replace_file(path: str | os.PathLike[str], data: bytes, *, mode: int | None = None,
-                 new_file_mode: int | None = None) -> None:
-    """Atomically and durably replace (or create) `path` with `data`, keeping its mode."""
-    fd = write_beside(path, data, mode=mode, new_file_mode=new_file_mode)
+                 new_file_mode: int | None = None, durable: bool = True) -> None:
+    """Atomically and durably replace (or create) `path` with `data`, keeping its mode. `durable=False` skips both
+    fsyncs, for a cache: still all or nothing for every reader, but a power cut may lose the write."""
+    fd = write_beside(path, data, mode=mode, new_file_mode=new_file_mode, durable=durable)
     if fd is not None:
         os.close(fd)
-    sync_directory(os.path.dirname(os.fspath(path)) or ".")
+    if durable:
+        sync_directory(os.path.dirname(os.fspath(path)) or ".")
 
 
 def replace_text(path: str | os.PathLike[str] | Path, text: str, *, mode: int | None = None,
