@@ -222,3 +222,27 @@ def test_propose_queues_once_and_memory_searches_and_shows_the_structure(tmp_pat
     structure = json.loads(run("memory", "--json", "--memory-dir", str(memory)).stdout)
     assert structure[0]["chapters"][0] == {"title": "周报模板", "lines": [3, 5], "tokens": structure[0]["chapters"][0]["tokens"],
                                            "entries": 1, "tags": ["周报"]}
+
+
+def test_the_window_opens_a_folder_or_a_files_folder_given_as_its_argument(ws, monkeypatch):
+    """What the desktop entry (`Exec=knit-desktop %f`) and a file manager's "Open with" pass."""
+    from knit_desktop.cli import main
+    from knit_desktop.ui import app
+
+    opened: list[str] = []
+    monkeypatch.setattr(app, "run", lambda **kw: opened.append(kw["workspace"]) or 0)
+    assert main([str(ws)]) == 0
+    assert main([str(ws / "docs" / "cache.md")]) == 0
+    assert main(["gui", str(ws / "notes")]) == 0
+    assert opened == [str(ws), str(ws / "docs"), str(ws / "notes")]
+    assert main([str(ws / "missing")]) == 3
+    assert main([str(ws), "--workspace", str(ws)]) == 2
+    assert main(["/"]) == 2  # the same refusal as --workspace /
+    assert len(opened) == 3
+
+
+def test_the_window_given_a_folder_renders_it(ws, tmp_path):
+    shot = tmp_path / "folder.png"
+    out = run(str(ws / "docs" / "cache.md"), "--screenshot", str(shot))
+    assert out.returncode == 0, out.stderr
+    assert shot.stat().st_size > 0

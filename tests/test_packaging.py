@@ -49,7 +49,7 @@ def test_the_install_script_installs_for_the_user_and_removes_exactly_what_it_ad
     launcher = home / ".local" / "bin" / "knit-desktop"
     assert launcher.is_symlink() and launcher.resolve() == (home / ".local/opt/knit-desktop/knit-desktop-bin").resolve()
     entry = (home / ".local/share/applications/knit-desktop.desktop").read_text(encoding="utf-8")
-    assert f"Exec={home}/.local/opt/knit-desktop/knit-desktop-bin %F" in entry
+    assert f"Exec={home}/.local/opt/knit-desktop/knit-desktop-bin %f" in entry
     for size in (16, 48, 256, 512):
         assert (home / f".local/share/icons/hicolor/{size}x{size}/apps/knit-desktop.png").exists()
     assert (home / ".local/share/metainfo/io.github.knit_desktop.KnitDesktop.metainfo.xml").exists()

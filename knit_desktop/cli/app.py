@@ -13,10 +13,21 @@ from .common import (
     check_workspace_arg,
     read_messages,
 )
-from .parser import EXIT_OK
+from .parser import EXIT_OK, UsageError
+
+
+def opened_folder(path: str) -> str:
+    """The workspace for a path passed to the window: a folder itself, a file's folder."""
+    if os.path.isdir(path) or not os.path.exists(path):
+        return path  # a missing path is reported as a missing workspace
+    return os.path.dirname(os.path.abspath(path))
 
 
 def cmd_gui(args: argparse.Namespace) -> int:
+    if args.path:
+        if args.workspace:
+            raise UsageError("give the folder either as --workspace or as the argument, not both")
+        args.workspace = opened_folder(args.path)
     if args.workspace and os.path.isdir(args.workspace):
         check_workspace_arg(args.workspace, args)  # before Qt loads: a refusal is one line, no window
     from ..ui import app  # Qt widgets load only for the window

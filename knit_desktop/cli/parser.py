@@ -63,6 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--json", action="store_true", help="print JSON")
 
     gui = sub.add_parser("gui", help="open the window (the default)")
+    gui.add_argument("path", nargs="?", metavar="FOLDER",
+                     help="open this folder as the workspace (a file: the folder it is in); what a file manager "
+                          "or the desktop entry passes")
     workspace_args(gui)
     gui.add_argument("--messages", metavar="FILE")
     gui.add_argument("--screenshot", metavar="FILE")
