@@ -137,3 +137,14 @@ def test_corrupt_pdf_fails_with_a_message(tmp_path):
     path.write_bytes(b"%PDF-1.7\n" + b"garbage" * 100)
     with pytest.raises(ValueError, match="not a readable PDF"):
         extract_document(str(path), "broken.pdf", "pdf", 0, 1)
+
+
+def test_pymupdf_loads_with_the_first_pdf_not_with_the_window():
+    """documents.py and preview_content.py both promise it: the window's modules import without PyMuPDF."""
+    import subprocess
+    import sys
+
+    code = ("import sys, knit_desktop.core.index.documents, knit_desktop.core.index.preview_content, "
+            "knit_desktop.core.workspace; print('pymupdf' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "False", out.stderr

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-
-import pymupdf
+from typing import TYPE_CHECKING
 
 from .boundary import OutsideWorkspace, os_path, read_inside, real_inside, resolve_inside
 from .documents import PDF_READ_CAP, SkipFile, decode_text
 from .links import LinkGraph
+
+if TYPE_CHECKING:
+    import pymupdf
 
 PREVIEW_BYTES = 512 * 1024
 
@@ -30,6 +32,8 @@ class PreviewData:
 def open_pdf(root: str | None, path: str) -> pymupdf.Document:
     """A PDF opened within the workspace (`root`, its real path): by its resolved path, or from its first
     PDF_READ_CAP bytes when it is larger (PyMuPDF would otherwise scan all of it to repair a damaged tail)."""
+    from .pdf import pymupdf  # loaded with the first PDF shown, not with the window (and quiet about damage)
+
     if root is None:
         root = os.path.dirname(os.path.realpath(path))
     real = real_inside(root, path)
@@ -80,6 +84,8 @@ class RenderedPage:
 def render_pdf_page(path: str, rel: str, page: int, width_px: int, root: str | None = None) -> RenderedPage:
     """Page `page` (1-based, clamped) rendered `width_px` wide, the file read within `root` (the workspace's real
     path) when given. PyMuPDF: call on the indexer's thread only."""
+    from .pdf import pymupdf
+
     with open_pdf(root, path) as pdf:
         if pdf.needs_pass:
             raise ValueError("encrypted PDF (a password is required)")
