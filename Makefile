@@ -18,6 +18,7 @@ run: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check knit_desktop tests packaging
 	$(BIN)/lint-imports
+	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
 # The window tests on the lowest PySide6 that pyproject.toml allows (in .venv-qt-low) and on the one .venv resolved.

@@ -6,6 +6,7 @@ import contextlib
 import os
 import sys
 import time
+from typing import cast
 
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QIcon
@@ -201,7 +202,7 @@ class KnitApp:
 def run(*, workspace: str | None, dsh_home: str | None, messages: list[Message] | None,
         screenshot: str | None = None, persistent: bool = True, conversation_name: str = "") -> int:
     """`conversation_name` names a fixed conversation in the header: "demo", or the file it came from."""
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app = cast("QApplication | None", QApplication.instance()) or QApplication(sys.argv[:1])
     app.setApplicationName("Knit Desktop")
     app.setOrganizationName("Knit")
     app.setWindowIcon(app_icon())

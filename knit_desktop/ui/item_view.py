@@ -3,7 +3,7 @@ toggling the preview, double-click opening a larger window, selection by path, a
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QKeyEvent, QPainter, QPalette
 from PySide6.QtWidgets import QAbstractItemView, QListView
 
@@ -62,7 +62,8 @@ class ItemView(QListView):
         finally:
             self.focusing = False
 
-    def currentChanged(self, current: QModelIndex, previous: QModelIndex) -> None:
+    def currentChanged(self, current: QModelIndex | QPersistentModelIndex,
+                       previous: QModelIndex | QPersistentModelIndex) -> None:
         super().currentChanged(current, previous)
         rel = current.data(RelRole) if current.isValid() else ""
         if rel and not self.focusing:
@@ -81,7 +82,7 @@ class ItemView(QListView):
                 self.select_first()
             self.toggleRequested.emit()
             return
-        if self.move_cursor(event.key()):
+        if self.move_cursor(event.key()):  # type: ignore[arg-type]  # a Qt.Key, typed as int
             return
         super().keyPressEvent(event)
 

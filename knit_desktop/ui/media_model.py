@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtCore import QAbstractListModel, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt
 
 from ..core.media.layout import duration_text
@@ -53,7 +55,7 @@ class MediaGridModel(QAbstractListModel):
 
     # --- queries -------------------------------------------------------------------------------------
 
-    def thumbnail(self, row: int):
+    def thumbnail(self, row: int) -> Any:  # a services.thumbnails.Thumbnail, or None
         item = self.items[row]
         return self._thumbs.get((item["rel"], item["mtime_ms"]))
 
@@ -114,7 +116,7 @@ class MediaGridModel(QAbstractListModel):
         if item["kind"] == "video":
             thumb = self.thumbnail(row)
             parts.append(QCoreApplication.translate("MediaGrid", "video"))
-            if thumb is not None and getattr(thumb, "duration_ms", 0):
+            if thumb is not None and getattr(thumb, "duration_ms", None):
                 parts.append(duration_text(thumb.duration_ms))
         else:
             parts.append(QCoreApplication.translate("MediaGrid", "image"))

@@ -104,7 +104,7 @@ class MemoryPanel(QWidget):
             item.setHidden(not (own or any_child))
             item.setExpanded(bool(needle) and any_child)
 
-    def create(self, which: str) -> None:
+    def create(self, which: str) -> None:  # type: ignore[override]  # (shadows QWidget.create, which Knit never calls)
         result = create_templates(self.store.memory_dir, which)
         parts = []
         if result.created:

@@ -85,7 +85,7 @@ class WorkspaceTextBrowser(QTextBrowser):
             return None, self.tr("the image is outside the workspace")
         return os.path.realpath(target), ""
 
-    def loadResource(self, kind: int, url: QUrl):  # noqa: N802 - Qt's name
+    def loadResource(self, kind: int, url: QUrl) -> object:  # type: ignore[override]  # noqa: N802 - Qt passes a QUrl
         if kind != QTextDocument.ResourceType.ImageResource.value:
             return None
         path, why = self.local_image_path(url)
@@ -240,7 +240,7 @@ class PreviewPane(QFrame):
             return
         if kind == "video" and self.video_player is None:
             self.message.setText(video_unavailable_text())
-        elif kind == "video":
+        elif kind == "video" and self.video_player is not None:
             self.video_player.open(path)
             self.stack.setCurrentWidget(self.video_player)
         elif self.images is not None:

@@ -126,8 +126,7 @@ class SettingsDialog(QDialog):
 
     def retranslate(self) -> None:
         self.setWindowTitle(self.tr("Knit settings"))
-        names = (self.tr("Follow the system"), "简体中文", "English")
-        for i, name in enumerate(names):
+        for i, name in enumerate((self.tr("Follow the system"), "简体中文", "English")):
             self.language.setItemText(i, name)
         self.language_label.setText(self.tr("Language"))
         self.workspace_label.setText(self.tr("Workspace"))

@@ -19,10 +19,10 @@ from ..dsh.caller import HOW_WORDS, CallerResolver, Resolved
 from ..dsh.sessions import SessionCatalog, dsh_home, sessions_root
 from ..dsh.usage import UsageAudit
 from ..heap import release_heap, settle_heap
-from ..index.boundary import UnsafeWorkspace, check_workspace
+from ..index.boundary import UnsafeWorkspace, WorkspaceNotFound, check_workspace
 from ..output.payloads import context_payload
 from ..output.render import render_context
-from ..workspace import RankInput, Workspace, WorkspaceNotFound
+from ..workspace import RankInput, Workspace
 from .specs import DEFAULT_LIMIT, KNIT_DOCS, KNIT_DOCS_DESCRIPTION, MAX_LIMIT
 
 # A workspace met for the first time is indexed for at most this long before the first answer (DSH waits 60 s).

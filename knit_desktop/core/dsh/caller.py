@@ -89,6 +89,7 @@ class CallerResolver:
         self.catalog.refresh()
         logs = [log for log in self.catalog.logs if log.header is not None and log.top_level]
         recent = [log for log in logs if now - log.updated_ms <= RECENT_WINDOW_MS]
+        log: SessionLog | None
         for log in recent:
             log.update()
         open_calls = [

@@ -284,7 +284,8 @@ class SessionLog:
         content = message.get("content")
         blocks = [b for b in content if isinstance(b, dict) and b.get("type") == "tool-result"] \
             if isinstance(content, list) else []
-        source = message.get("source") if isinstance(message.get("source"), dict) else {}
+        source = message.get("source")
+        source = source if isinstance(source, dict) else {}
         call_id = message.get("toolCallId") or source.get("callId") or next(
             (b.get("toolCallId") for b in blocks if b.get("toolCallId")), None
         )

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pymupdf
 
 from ..text.tokens import collapse_whitespace, truncate
 from .documents import BODY_CAP_BYTES, MAX_PDF_PAGES, PDF_READ_CAP, SUMMARY_CHARS, Document, SkipFile
 
+__all__ = ["extract_pdf", "pymupdf"]  # preview_content takes PyMuPDF from here, quiet about damaged files
+
 pymupdf.TOOLS.mupdf_display_errors(False)  # corrupt files are reported through our status, not stderr
 
 
-def _meaningful_lines(text: str):
+def _meaningful_lines(text: str) -> Iterator[str]:
     for line in text.splitlines():
         tidy = collapse_whitespace(line)
         if len(tidy) >= 3 and any(ch.isalpha() for ch in tidy):

@@ -52,15 +52,18 @@ class TermPostings:
 
     @property
     def title(self) -> np.ndarray:
-        return self.tfs[0]
+        field: np.ndarray = self.tfs[0]
+        return field
 
     @property
     def summary(self) -> np.ndarray:
-        return self.tfs[1]
+        field: np.ndarray = self.tfs[1]
+        return field
 
     @property
     def body(self) -> np.ndarray:
-        return self.tfs[2]
+        field: np.ndarray = self.tfs[2]
+        return field
 
     def within(self, mask: np.ndarray) -> TermPostings:
         keep = mask[self.ids]
@@ -187,7 +190,8 @@ class SearchIndex:
             return cached
         if "_shared" not in self._pools:
             self._pools["_shared"] = self._shared_arrays()  # type: ignore[assignment]
-        lengths, mtimes, rel_rank = self._pools["_shared"]  # type: ignore[misc]
+        shared: tuple[np.ndarray, np.ndarray, np.ndarray] = self._pools["_shared"]  # type: ignore[assignment]
+        lengths, mtimes, rel_rank = shared
         kinds = POOL_KINDS[kind]
         members = np.array([i for i, d in enumerate(self.docs) if d is not None and d.kind in kinds], dtype=np.int64)
         mask = np.zeros(len(self.docs), dtype=bool)

@@ -18,10 +18,11 @@ import shutil
 import sqlite3
 import zlib
 from array import array
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .documents import TRUNCATED_NOTE, Document
 from .links import Ref
@@ -74,7 +75,7 @@ class StoredDocument(Document):
     _store: IndexStore | None = None
     _body: str | None = None
 
-    @property  # type: ignore[override]
+    @property
     def body(self) -> str:
         if self._body is None:
             self._body = self._store.load_body(self.rel) if self._store is not None else ""
@@ -411,10 +412,10 @@ class IndexStore:
                                 truncated=truncated, content_hash=digest, page_starts=pages, note=note, _store=self)
             docs.append(doc)
             by_rel[rel] = i
-        index.lengths = [tuple(x) for x in state["lengths"]]  # type: ignore[misc]
+        index.lengths = [tuple(x) for x in state["lengths"]]
         index.tokens = state["tokens"]
         index.vocab = {token: tid for tid, token in enumerate(index.tokens)}
-        index.post_docs, index.post_tfs = _unpack_postings(state["postings"])  # type: ignore[assignment]
+        index.post_docs, index.post_tfs = _unpack_postings(state["postings"])
         index.trigrams = state["trigrams"]
         index.version = 1
         refs = {rel: [Ref(raw, line) for raw, line in items] for rel, items in state["refs"].items()}
@@ -447,18 +448,18 @@ class LazyPostingLists(list):
     """Per-token posting arrays cut from the snapshot's columns on first use; most tokens are never queried
     in a session, so a warm start does not build the ~100k small arrays up front."""
 
-    def __init__(self, count: int, build) -> None:
+    def __init__(self, count: int, build: Callable[[int], object]) -> None:
         super().__init__([None] * count)
         self._build = build
 
-    def __getitem__(self, i):  # type: ignore[override]
+    def __getitem__(self, i: Any) -> Any:
         value = super().__getitem__(i)
         if value is None:
             value = self._build(i)
             super().__setitem__(i, value)
         return value
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         return (self[i] for i in range(len(self)))
 
 

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 from collections.abc import Iterator
 
-if os.name == "nt":  # pragma: no cover - exercised on Windows only
+if sys.platform == "win32":  # pragma: no cover - exercised on Windows only (and type-checked as Linux)
     import msvcrt
 
     def _lock(fd: int) -> None:

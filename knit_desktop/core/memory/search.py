@@ -254,7 +254,7 @@ def _entry_terms(entry: Entry) -> Counter:
         if text.startswith("#"):
             first, _, text = text.partition("\n")
             for term, count in Counter(terms(first)).items():
-                bag[term] += count * HEADING_LINE_WEIGHT
+                bag[term] += count * HEADING_LINE_WEIGHT  # type: ignore[assignment]  # a weighted, float count
         bag.update(terms(text))
         cached = (entry.text, bag)
         entry.__dict__["_terms"] = cached

@@ -203,8 +203,11 @@ def _settle(old_fd: int, held: os.stat_result, raw: bytes, new_fd: int, body: by
             else:
                 merged = live + b"".join(extras)
             sizes = [len(c) for c in contents]
-            fd2 = write_beside(real, merged, mode=held.st_mode, check=lambda sizes=sizes, live=live, watch=watch, live_fd=live_fd: (
-                [os.fstat(fd).st_size for fd, _k in watch] == sizes and os.fstat(live_fd).st_size == len(live)))
+            def unchanged(sizes: list[int] = sizes, live: bytes = live, watch: list[tuple[int, int]] = watch,
+                          live_fd: int = live_fd) -> bool:
+                return [os.fstat(fd).st_size for fd, _k in watch] == sizes and os.fstat(live_fd).st_size == len(live)
+
+            fd2 = write_beside(real, merged, mode=held.st_mode, check=unchanged)
             if fd2 is None:
                 continue  # more arrived while merging: merge again
             ours.append(fd2)
@@ -240,7 +243,7 @@ def _with_entry(path: str, original: str, chapter_title: str, text: str) -> tupl
         while insert_after > 0 and not lines[insert_after - 1].strip():
             insert_after -= 1
     new_lines = format_entry(text, fmt)
-    if chapter_title and fmt.style != "paragraph" and not any(e for e in library.chapter(chapter_title).entries):
+    if chapter_title and chapter is not None and fmt.style != "paragraph" and not any(e for e in chapter.entries):
         new_lines = ["", *new_lines] if lines[insert_after - 1].strip() else new_lines
     # Everything around the entry is kept character for character: its own line endings (mixed ones too) and
     # characters that only some readers take for line breaks (U+2028, form feed, NEL) are not rewritten.

@@ -26,4 +26,5 @@ def idf(pool_size: int, df: int) -> float:
 
 def keyword_factor(weight: float, max_weight: float, pool_size: int, df: int) -> float:
     """What one hit of a keyword is worth before saturation: its flattened weight times its idf."""
-    return (weight / max_weight) ** QW_EXPONENT * idf(pool_size, df)
+    factor: float = (weight / max_weight) ** QW_EXPONENT * idf(pool_size, df)
+    return factor

@@ -12,9 +12,14 @@ document with a real hit; every fuzzy hit is labelled `fuzzy: attachment ← att
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..text.tokens import LATIN_DOC_RUN, WORD_PART, is_cjk_char, latin_key
+
+if TYPE_CHECKING:
+    from ..index.search_index import SearchIndex
 
 MIN_FUZZY_LATIN = 5
 MAX_NEIGHBOURS = 2
@@ -92,7 +97,7 @@ def max_edits(term: str) -> int:
     return 2 if len(term) >= 8 else 1
 
 
-def latin_candidates(index, term: str, usable) -> list[tuple[int, str]]:
+def latin_candidates(index: SearchIndex, term: str, usable: Callable[[str], bool]) -> list[tuple[int, str]]:
     """(distance, key) of vocabulary keys near `term` that `usable(key)` accepts, nearest first."""
     key = latin_key(term)
     limit = max_edits(term)
@@ -123,7 +128,7 @@ def latin_candidates(index, term: str, usable) -> list[tuple[int, str]]:
     return found
 
 
-def cjk_candidates(index, gram: str, usable) -> list[str]:
+def cjk_candidates(index: SearchIndex, gram: str, usable: Callable[[str], bool]) -> list[str]:
     """Vocabulary grams of the same length as `gram` that differ from it in exactly one character."""
     found: set[str] = set()
     for i in range(len(gram)):
@@ -133,7 +138,7 @@ def cjk_candidates(index, gram: str, usable) -> list[str]:
     return sorted(found)
 
 
-def neighbours(index, term: str, usable) -> list[str]:
+def neighbours(index: SearchIndex, term: str, usable: Callable[[str], bool]) -> list[str]:
     """Up to MAX_NEIGHBOURS vocabulary keys standing in for a query term that matched nothing."""
     if not term:
         return []
@@ -159,6 +164,7 @@ def surface_word(texts: tuple[str, ...], key: str) -> str:
             run = match.group(0)
             if latin_key(run) == key:
                 return run.lower()
+            part: str
             for part in WORD_PART.findall(run):
                 if latin_key(part) == key:
                     return part.lower()

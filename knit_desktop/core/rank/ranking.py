@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import overload
 
 import numpy as np
 
@@ -61,7 +62,13 @@ class RankedList(Sequence):
     def __len__(self) -> int:
         return len(self._order)
 
-    def __getitem__(self, i):  # type: ignore[override]
+    @overload
+    def __getitem__(self, i: int) -> RankedDoc: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[RankedDoc]: ...
+
+    def __getitem__(self, i: int | slice) -> RankedDoc | list[RankedDoc]:
         if isinstance(i, slice):
             return [self[j] for j in range(*i.indices(len(self)))]
         if i < 0:
@@ -183,7 +190,7 @@ def _term_in_pool(index: SearchIndex, pool: Pool, match: str, dens: np.ndarray) 
     conversation goes on most keywords persist from one re-ranking to the next.
     """
     cache = pool.derived.setdefault("terms", {})
-    cached = cache.get(match)
+    cached: tuple[TermPostings, np.ndarray] | None = cache.get(match)
     if cached is not None:
         return cached
     p = index.postings(match).within(pool.mask)

@@ -118,7 +118,8 @@ def snowball_stem(term: str) -> str:
     stemmer = getattr(_STEMMERS, "english", None)
     if stemmer is None:
         stemmer = _STEMMERS.english = Stemmer.Stemmer("english")
-    return stemmer.stemWord(term)
+    stem: str = stemmer.stemWord(term)
+    return stem
 
 
 @lru_cache(maxsize=65536)
