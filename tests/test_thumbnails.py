@@ -187,6 +187,12 @@ def test_pruning_runs_on_the_first_write_and_then_every_few_writes(tmp_path, mon
     assert len(list((tmp_path / "c").glob("*/*.json"))) == 3  # pruned at the 1st write, next due at the 4th
     cache.put("ff" + "0" * 38, b"\x89PNG")
     assert len(list((tmp_path / "c").glob("*/*.json"))) == 2
-    broken = cache._paths("ff" + "0" * 38)[0]
+    again = ThumbnailCache(tmp_path / "c", max_entries=1)  # reopened within a day of that prune
+    again.put("ee" + "0" * 38, b"\x89PNG")
+    assert len(list((tmp_path / "c").glob("*/*.json"))) == 3  # no scan at this first write
+    os.utime(tmp_path / "c" / thumbnail_cache.PRUNE_MARKER, (1_000_000, 1_000_000))  # a day or more ago
+    ThumbnailCache(tmp_path / "c", max_entries=1).put("dd" + "0" * 38, b"\x89PNG")
+    assert len(list((tmp_path / "c").glob("*/*.json"))) == 1
+    broken = cache._paths("dd" + "0" * 38)[0]
     broken.write_bytes(b"")  # what a power cut can leave of a write that skipped the fsync
-    assert cache.get("ff" + "0" * 38) is None
+    assert cache.get("dd" + "0" * 38) is None

@@ -8,8 +8,10 @@ to a power cut is made again, and an empty PNG left by one reads as missing).
 
 The cache is capped (MAX_BYTES and MAX_ENTRIES) and evicts the least recently used entries: a note's modification
 time is its last use. A hit does not write: used keys are remembered and their notes touched in one batch (every
-TOUCH_BATCH hits, or when pruning). `prune` runs on the first write after the cache is opened and then every
-PRUNE_EVERY writes, on the thread that writes (the thumbnail worker, never the GUI thread).
+TOUCH_BATCH hits, or when pruning). `prune` runs on the thread that writes (the thumbnail worker, never the GUI
+thread): at the first write after the cache is opened if the last prune (the PRUNE_MARKER file's time) is more than
+PRUNE_INTERVAL_S old, so a full cache is scanned at most once a day (about 0.5 s for 20,000 entries), and then
+every PRUNE_EVERY writes.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import hashlib
 import json
 import os
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +32,8 @@ CACHE_VERSION = 1
 MAX_ENTRIES = 20_000
 MAX_BYTES = 200 * 1024 * 1024  # about 4,000 video posters or photos at 256 px
 PRUNE_EVERY = 500  # writes between two prunes
+PRUNE_INTERVAL_S = 24 * 3600  # a session's first write prunes if the last prune is older than this
+PRUNE_MARKER = ".pruned"  # its modification time is the last prune's
 TOUCH_BATCH = 64  # hits remembered before their notes' times are updated
 
 
@@ -56,7 +61,7 @@ class ThumbnailCache:
         self.max_entries = max_entries
         self._lock = threading.Lock()
         self._used: set[str] = set()  # keys hit since their notes were last touched
-        self._writes_until_prune = 0  # the first write after opening prunes
+        self._writes_until_prune = 0  # the first write after opening looks at the last prune's time
 
     def _paths(self, key: str) -> tuple[Path, Path]:
         sub = self.dir / key[:2]
@@ -92,13 +97,20 @@ class ThumbnailCache:
         replace_file(note, json.dumps({"duration_ms": int(duration_ms), "problem": problem}).encode("utf-8"),
                      durable=False)
         with self._lock:
+            first = self._writes_until_prune == 0
             self._writes_until_prune -= 1
             due = self._writes_until_prune <= 0
             if due:
                 self._writes_until_prune = PRUNE_EVERY
-        if due:
+        if due and not (first and self._pruned_recently()):
             self.prune()
         return CachedThumbnail(None if problem else png, int(duration_ms), problem)
+
+    def _pruned_recently(self) -> bool:
+        try:
+            return time.time() - (self.dir / PRUNE_MARKER).stat().st_mtime < PRUNE_INTERVAL_S
+        except OSError:
+            return False
 
     def _mark_used(self, key: str) -> None:
         with self._lock:
@@ -148,4 +160,6 @@ class ThumbnailCache:
             count -= 1
             total -= size
             removed += 1
+        with contextlib.suppress(OSError):
+            (self.dir / PRUNE_MARKER).touch()
         return removed
