@@ -312,7 +312,7 @@ def _with_context(candidate: _Candidate) -> Counter:
     bag = bag.copy()
     for weight, words in ((CHAPTER_FIELD_WEIGHT, title), (HEADING_FIELD_WEIGHT, heading)):
         for term, count in _title_terms(words).items():
-            bag[term] += weight * count
+            bag[term] += weight * count  # type: ignore[assignment]  # a weighted, float count
     return bag
 
 
