@@ -159,7 +159,7 @@ class KnitApp:
 
     def _on_followed_session(self, snapshot: object) -> None:
         session = (snapshot or {}).get("session") or {} if isinstance(snapshot, dict) else {}
-        if session.get("id"):
+        if isinstance(snapshot, dict) and session.get("id"):
             # What was said before the window saw this session is history, not a new message to check.
             self._checked_seq.setdefault(session["id"], snapshot.get("last_seq", -1))
         if self._history_panel is not None:

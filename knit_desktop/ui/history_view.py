@@ -183,7 +183,8 @@ class HistoryPanel(QWidget):
             self.status.setText(self.tr("%1 moment(s) in %2 conversation(s).").replace("%1", str(events))
                                 .replace("%2", str(len(payload["sessions"]))))
             first_event = self.results.topLevelItem(0).child(0)
-            self.results.setCurrentItem(first_event)
+            if first_event is not None:
+                self.results.setCurrentItem(first_event)
         else:
             self.status.setText(self.tr("Nothing found. Try other words, or a wider scope."))
         self._update_buttons()
@@ -195,8 +196,8 @@ class HistoryPanel(QWidget):
 
     def _update_buttons(self) -> None:
         data = self._selected()
-        self.open_button.setEnabled(bool(data) and data["kind"] in ("event", "snippet"))
-        self.copy_button.setEnabled(bool(data) and data["kind"] in ("event", "snippet"))
+        self.open_button.setEnabled(bool(data and data["kind"] in ("event", "snippet")))
+        self.copy_button.setEnabled(bool(data and data["kind"] in ("event", "snippet")))
         self.earlier_button.setEnabled(self._transcript is not None)
         self.later_button.setEnabled(self._transcript is not None)
 

@@ -3,6 +3,8 @@ within a token budget (issue 18). The caller's session is the default scope; `al
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from ..dsh.caller import Resolved
 from ..dsh.history_index import HistoryIndex
 from ..memory.library import estimate_tokens
@@ -27,7 +29,7 @@ BROWSE_SESSIONS = 10
 
 
 class RecallTool:
-    def __init__(self, home) -> None:
+    def __init__(self, home: Path | str) -> None:
         self.home = home
         self._index: HistoryIndex | None = None
         self._recall: Recall | None = None

@@ -178,7 +178,7 @@ class HistoryIndex:
         time budget, the most recently written logs go first and the rest wait for the next look."""
         report = RefreshReport()
         full = paths is None
-        wanted = [str(p) for p in (self.transcripts() if full else paths)]
+        wanted = [str(p) for p in (self.transcripts() if paths is None else paths)]
         if budget_s is not None:
             wanted.sort(key=_mtime, reverse=True)
         deadline = None if budget_s is None else time.monotonic() + budget_s
@@ -317,7 +317,8 @@ class HistoryIndex:
 
     def message_count(self) -> int:
         with self._lock:
-            return self.db.execute("SELECT count(*) FROM messages").fetchone()[0]
+            count: int = self.db.execute("SELECT count(*) FROM messages").fetchone()[0]
+            return count
 
     def doc_frequencies(self, terms: Iterable[str]) -> dict[str, int]:
         terms = list(dict.fromkeys(terms))
@@ -443,7 +444,8 @@ class _LogState:
             return []  # one malformed event costs that event
 
     def _apply(self, kind: str, event: dict, seq: int, data: object) -> list[tuple]:
-        time_ms = event.get("time") if isinstance(event.get("time"), int) else 0
+        stamp = event.get("time")
+        time_ms = stamp if isinstance(stamp, int) else 0
         if kind == "session/title":
             title = data.get("title") if isinstance(data, dict) else data
             if isinstance(title, str) and title.strip():

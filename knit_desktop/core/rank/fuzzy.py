@@ -12,14 +12,11 @@ document with a real hit; every fuzzy hit is labelled `fuzzy: attachment ← att
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Container, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol, cast
 
 from ..text.tokens import LATIN_DOC_RUN, WORD_PART, is_cjk_char, latin_key
-
-if TYPE_CHECKING:
-    from ..index.search_index import SearchIndex
 
 MIN_FUZZY_LATIN = 5
 MAX_NEIGHBOURS = 2
@@ -97,7 +94,27 @@ def max_edits(term: str) -> int:
     return 2 if len(term) >= 8 else 1
 
 
-def latin_candidates(index: SearchIndex, term: str, usable: Callable[[str], bool]) -> list[tuple[int, str]]:
+class Vocabulary(Protocol):
+    """What the fuzzy layer reads of a vocabulary: its keys, a membership test, and each trigram's key ids (the
+    search index, or recall's vocabulary of past conversations)."""
+
+    @property
+    def tokens(self) -> Sequence[str]: ...
+
+    @property
+    def vocab(self) -> Container[str]: ...
+
+    @property
+    def trigrams(self) -> Mapping[str, Sequence[int]]: ...
+
+
+class GramVocabulary(Vocabulary, Protocol):
+    """A vocabulary that also finds CJK grams by a one-character wildcard (the search index)."""
+
+    def cjk_wildcard(self, pattern: str) -> list[str]: ...
+
+
+def latin_candidates(index: Vocabulary, term: str, usable: Callable[[str], bool]) -> list[tuple[int, str]]:
     """(distance, key) of vocabulary keys near `term` that `usable(key)` accepts, nearest first."""
     key = latin_key(term)
     limit = max_edits(term)
@@ -128,7 +145,7 @@ def latin_candidates(index: SearchIndex, term: str, usable: Callable[[str], bool
     return found
 
 
-def cjk_candidates(index: SearchIndex, gram: str, usable: Callable[[str], bool]) -> list[str]:
+def cjk_candidates(index: GramVocabulary, gram: str, usable: Callable[[str], bool]) -> list[str]:
     """Vocabulary grams of the same length as `gram` that differ from it in exactly one character."""
     found: set[str] = set()
     for i in range(len(gram)):
@@ -138,14 +155,14 @@ def cjk_candidates(index: SearchIndex, gram: str, usable: Callable[[str], bool])
     return sorted(found)
 
 
-def neighbours(index: SearchIndex, term: str, usable: Callable[[str], bool]) -> list[str]:
+def neighbours(index: Vocabulary, term: str, usable: Callable[[str], bool]) -> list[str]:
     """Up to MAX_NEIGHBOURS vocabulary keys standing in for a query term that matched nothing."""
     if not term:
         return []
     if is_cjk_char(term[0]):
         if len(term) < 2:
             return []
-        return cjk_candidates(index, term, usable)[:MAX_NEIGHBOURS]
+        return cjk_candidates(cast(GramVocabulary, index), term, usable)[:MAX_NEIGHBOURS]  # CJK: the search index
     if len(term) < MIN_FUZZY_LATIN or not term.isalpha():
         return []
     found = latin_candidates(index, term, usable)

@@ -169,7 +169,7 @@ class Recall:
         found: list[str] = []
         if not any(bigram in run and len(run) <= MAX_TYPO_RUN for run in CJK_RUN.findall(text)):
             return found
-        x, y = bigram
+        x, y = tuple(bigram)
         fills = self.index.middles(x, y)
         if 0 < len(fills) <= MAX_FILLS:
             found += [x + f for f in fills] + [f + y for f in fills]
