@@ -107,7 +107,6 @@ class IndexWorker(QObject):
     def _after_change(self, report: RefreshReport) -> None:
         if not report.changes:
             return
-        settle_heap()
         self._emit_statuses(report.paths)  # only the files this pass actually re-examined
         self.documentsChanged.emit(self.mailbox.post(report))
         if self._save_timer is None:  # created here so it lives on this thread

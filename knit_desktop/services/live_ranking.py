@@ -14,7 +14,6 @@ from PySide6.QtCore import QObject, Signal
 
 from ..core.dsh.conversation import Message
 from ..core.dsh.usage import UsageAudit
-from ..core.heap import settle_heap
 from ..core.index.boundary import UnsafeWorkspace, check_workspace
 from ..core.memory.triggers import asks_to_remember
 from ..core.workspace import RankInput
@@ -212,8 +211,9 @@ class LiveRanking(QObject):
             return
         payload["usage"] = self._usage(payload)
         self._shown = payload
+        # No heap freeze here: the shown ranking is replaced within seconds, and whatever a freeze caught of it
+        # would stay out of the collector's reach for good (core/heap.py).
         self.rankingChanged.emit(payload)
-        settle_heap()  # the window now holds this ranking's thousands of rows
 
     def _usage(self, payload: dict) -> str:
         """The usage line for the followed session (the same facts knit_docs gives the agent with audit on)."""

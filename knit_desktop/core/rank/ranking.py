@@ -51,11 +51,44 @@ class RankedDoc:
         return [h.term for h in self.hits]
 
 
+class RowDetails:
+    """What building one ranked row needs: the scores and the present keywords' postings.
+
+    Held by the ranked lists and by their `Ranking`, never pointing back at either: a ranking is then freed by
+    reference counting alone as soon as the window drops it, with no cycle left for the collector (which a
+    frozen heap would never visit)."""
+
+    def __init__(self, index: SearchIndex, raw: np.ndarray, present: list[tuple[Keyword, TermPostings]],
+                 fuzzy: list[tuple[Keyword, TermPostings]]) -> None:
+        self.index = index
+        self.raw = raw
+        self.top = float(raw.max()) if len(raw) else 0.0
+        self.present = present
+        self.fuzzy = fuzzy
+
+    def row(self, doc_id: int) -> RankedDoc:
+        raw = float(self.raw[doc_id]) if len(self.raw) else 0.0
+        hits: list[TermHit] = []
+        if raw > 0:
+            for keyword, p in self.present:
+                pos = int(np.searchsorted(p.ids, doc_id))
+                if pos < len(p.ids) and p.ids[pos] == doc_id:
+                    t, s, b = (int(v) for v in p.tfs[:, pos])
+                    hits.append(TermHit(keyword.term, keyword.match, t > 0, s > 0, b > 0, b))
+            for keyword, p in self.fuzzy:
+                pos = int(np.searchsorted(p.ids, doc_id))
+                if pos < len(p.ids) and p.ids[pos] == doc_id:
+                    t, s, b = (int(v) for v in p.tfs[:, pos])
+                    hits.append(TermHit(keyword.term, keyword.match, t > 0, s > 0, b > 0, b, fuzzy=True))
+        score = round(raw / self.top * 100) if self.top > 0 else 0
+        return RankedDoc(doc_id, self.index.docs[doc_id], raw, score, hits)  # type: ignore[arg-type]
+
+
 class RankedList(Sequence):
     """The ranking in order; each row's details are built on first access."""
 
-    def __init__(self, ranking: Ranking, order: np.ndarray, rows: dict[int, RankedDoc] | None = None) -> None:
-        self._ranking = ranking
+    def __init__(self, details: RowDetails, order: np.ndarray, rows: dict[int, RankedDoc] | None = None) -> None:
+        self._details = details
         self._order = order
         self._rows: dict[int, RankedDoc] = {} if rows is None else rows  # shared by a list and its prefix
 
@@ -77,7 +110,7 @@ class RankedList(Sequence):
             raise IndexError(i)
         row = self._rows.get(i)
         if row is None:
-            row = self._rows[i] = self._ranking._row(int(self._order[i]))
+            row = self._rows[i] = self._details.row(int(self._order[i]))
         return row
 
     def __iter__(self) -> Iterator[RankedDoc]:
@@ -111,14 +144,13 @@ class Ranking:
         self.present = [k for k, _ in present]
         self._fuzzy = fuzzy or []  # near-misses (Keyword.term is the label) with their postings
         self.fuzzy_labels = [k.term for k, _ in self._fuzzy]
-        self._raw = raw
-        self._top = float(raw.max()) if len(raw) else 0.0
         self.total = pool.size
         self.hit_count = hit_count
         self._order = order
         self._positions: np.ndarray | None = None
-        self.ranked = RankedList(self, order)
-        self.hits = RankedList(self, order[:hit_count], self.ranked._rows)
+        details = RowDetails(index, raw, present, self._fuzzy)
+        self.ranked = RankedList(details, order)
+        self.hits = RankedList(details, order[:hit_count], self.ranked._rows)
         self.topic = topic_for(self.present, lambda label: index.contains_text(label, pool)) if self.present else ""
         if self.fuzzy_labels:  # the topic line says when a near-miss stood in for a typed word
             self.topic = " · ".join([self.topic, *self.fuzzy_labels] if self.topic else self.fuzzy_labels)
@@ -144,24 +176,6 @@ class Ranking:
     def row(self, doc_id: int) -> RankedDoc:
         """The ranked row of any pool document (shares the rows the list has built)."""
         return self.ranked[self.position(doc_id)]
-
-    def _row(self, doc_id: int) -> RankedDoc:
-        raw = float(self._raw[doc_id]) if len(self._raw) else 0.0
-        hits: list[TermHit] = []
-        if raw > 0:
-            for keyword, p in self._present:
-                pos = int(np.searchsorted(p.ids, doc_id))
-                if pos < len(p.ids) and p.ids[pos] == doc_id:
-                    t, s, b = (int(v) for v in p.tfs[:, pos])
-                    hits.append(TermHit(keyword.term, keyword.match, t > 0, s > 0, b > 0, b))
-            for keyword, p in self._fuzzy:
-                pos = int(np.searchsorted(p.ids, doc_id))
-                if pos < len(p.ids) and p.ids[pos] == doc_id:
-                    t, s, b = (int(v) for v in p.tfs[:, pos])
-                    hits.append(TermHit(keyword.term, keyword.match, t > 0, s > 0, b > 0, b, fuzzy=True))
-        score = round(raw / self._top * 100) if self._top > 0 else 0
-        return RankedDoc(doc_id, self.index.docs[doc_id], raw, score, hits)  # type: ignore[arg-type]
-
 
 def freshness(mtime_ms: int, now_ms: int) -> float:
     return 1.0 - min(1.0, max(0, now_ms - mtime_ms) / FRESHNESS_WINDOW_MS)
