@@ -258,9 +258,9 @@ def test_every_menu_item_and_button_of_the_main_window(qtbot, open_app, opened_u
     walk._run("MenuButton", "clicking", menu_opens, None)
     walk.click("WorkspaceBreadcrumb", lambda: assert_opened(opened_urls, QUrl.fromLocalFile(root)))
     walk.click("SortTime", lambda: qtbot.waitUntil(lambda: settings.sort == "time"
-                                                   and window.payload["rank"]["mode"] == "time", timeout=10_000))
+                                                   and window.result.mode == "time", timeout=10_000))
     walk.click("SortRelevance", lambda: qtbot.waitUntil(lambda: settings.sort == "relevance"
-                                                        and window.payload["rank"]["mode"] == "relevance",
+                                                        and window.result.mode == "relevance",
                                                         timeout=10_000))
     with qtbot.waitSignal(ranking.rankingChanged, timeout=10_000):
         walk.click("Refresh")
@@ -359,7 +359,7 @@ def test_every_menu_item_and_button_of_the_main_window(qtbot, open_app, opened_u
 
     # --- the All view ---
     settings.kind = "all"
-    qtbot.waitUntil(lambda: (window.payload or {}).get("kind") == "all" and window.all_view.view_all.isVisible(),
+    qtbot.waitUntil(lambda: window.result is not None and window.result.kind == "all" and window.all_view.view_all.isVisible(),
                     timeout=10_000)
     walk.click("ViewAll", lambda: qtbot.waitUntil(
         lambda: settings.kind == "doc" and window.views.currentWidget() is window.list, timeout=10_000))

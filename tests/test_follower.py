@@ -39,7 +39,7 @@ def test_an_appended_message_reaches_the_ranking(qtbot, tmp_path, make_workspace
         assert snapshot["session"]["cwd"] == str(ws) and texts(snapshot) == ["How does the attachment cache evict?"]
         rerank(snapshot)
         qtbot.waitUntil(lambda: latest["token"] in answers, timeout=5000)
-        assert answers[latest["token"]]["rank"]["results"][0]["rel"] == "docs/cache.md"
+        assert answers[latest["token"]].docs.rows[0].rel == "docs/cache.md"
 
         follower.messagesChanged.connect(rerank)
         with qtbot.waitSignal(follower.messagesChanged, timeout=5000) as grew:
@@ -47,7 +47,7 @@ def test_an_appended_message_reaches_the_ranking(qtbot, tmp_path, make_workspace
         assert texts(grew.args[0])[-1] == "Now explain vector clocks in the sync protocol"
         qtbot.waitUntil(
             lambda: latest["token"] in answers
-            and answers[latest["token"]]["rank"]["results"][0]["rel"] == "docs/sync.md",
+            and answers[latest["token"]].docs.rows[0].rel == "docs/sync.md",
             timeout=5000,
         )
     finally:

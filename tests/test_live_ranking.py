@@ -9,9 +9,9 @@ from knit_desktop.services.live_ranking import LiveRanking
 from .dsh_fixtures import DshLog
 
 
-def top(payload):
-    results = payload["rank"]["results"]
-    return results[0]["rel"] if results and results[0]["matched"] else None
+def top(result):
+    rows = result.docs.rows
+    return rows[0].rel if rows and rows[0].matched else None
 
 
 def test_workspace_follows_the_active_session_and_the_ranking_follows_the_conversation(qtbot, tmp_path, make_workspace):
@@ -46,6 +46,6 @@ def test_workspace_follows_the_active_session_and_the_ranking_follows_the_conver
         one.append_rows([one.user("still about the cache")])
         qtbot.wait(300)
         assert live.root == str(ws_two.resolve())
-        assert rankings[-1]["context"] is not None
+        assert rankings[-1].has_pack
     finally:
         live.stop()

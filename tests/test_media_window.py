@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtMultimedia import QMediaPlayer
 
 from knit_desktop.core.dsh.conversation import Message
+from knit_desktop.core.view import ViewRow
 from knit_desktop.ui.app import KnitApp
 from knit_desktop.ui.media_model import MediaGridModel
 from knit_desktop.ui.media_view import MediaGridView
@@ -30,7 +31,7 @@ def open_app(qtbot, tmp_path, settings):
         opened.append(knit)
         knit.window.resize(width, 820)
         knit.window.show()
-        qtbot.waitUntil(lambda: knit.window.payload is not None and knit.window.payload.get("kind") == kind,
+        qtbot.waitUntil(lambda: knit.window.result is not None and knit.window.result.kind == kind,
                         timeout=15_000)
         return knit
 
@@ -67,7 +68,7 @@ def test_the_grid_shows_thumbnails_posters_durations_and_placeholders(qtbot, ope
     assert window.views.currentWidget() is grid
     assert model.rowCount() == 16
     all_thumbnails_in(qtbot, model)
-    by_name = {model.items[r]["rel"].split("/")[-1]: model.thumbnail(r) for r in range(model.rowCount())}
+    by_name = {model.items[r].rel.split("/")[-1]: model.thumbnail(r) for r in range(model.rowCount())}
     assert by_name["recording.mp4"].image is not None and 1900 <= by_name["recording.mp4"].duration_ms <= 2100
     assert by_name["clip.webm"].duration_ms >= 2900
     assert by_name["broken.mp4"].image is None and by_name["broken.mp4"].problem
@@ -82,8 +83,7 @@ def test_the_grid_shows_thumbnails_posters_durations_and_placeholders(qtbot, ope
 @pytest.mark.parametrize(("width", "columns"), [(320, 2), (632, 5), (1200, 10)])
 def test_cell_geometry_follows_the_width(qtbot, width, columns):
     model = MediaGridModel()
-    model.set_results([{"rel": f"s/{i}.png", "kind": "image", "title": f"{i}", "summary": "", "mtime_ms": 0}
-                       for i in range(25)], wall_ms())
+    model.set_results([ViewRow(f"s/{i}.png", "image", f"{i}", "", 0) for i in range(25)], wall_ms())
     grid = MediaGridView(model)
     qtbot.addWidget(grid)
     grid.resize(width, 600)

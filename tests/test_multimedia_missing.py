@@ -35,7 +35,7 @@ def test_without_qt_multimedia_videos_get_a_placeholder_that_says_why(qtbot, tmp
         window, model = knit.window, knit.window.grid_model
         window.resize(632, 820)
         window.show()
-        qtbot.waitUntil(lambda: window.payload is not None and window.payload.get("kind") == "media", timeout=15_000)
+        qtbot.waitUntil(lambda: window.result is not None and window.result.kind == "media", timeout=15_000)
         qtbot.waitUntil(lambda: all(model.thumbnail(r) is not None for r in range(model.rowCount())), timeout=15_000)
         video, image = model.row_of("shots/recording.mp4"), model.row_of("shots/screen.png")
         assert model.thumbnail(image).image is not None  # images do not need Qt Multimedia

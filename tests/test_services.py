@@ -43,8 +43,8 @@ def top(qtbot, service, query):
     service.ranked.connect(lambda token, payload: answers.__setitem__(token, payload))
     token = service.rank(RankInput.from_query(query), limit=3)
     qtbot.waitUntil(lambda: token in answers, timeout=5000)
-    results = answers[token]["rank"]["results"]
-    return results[0]["rel"] if results and results[0]["matched"] else None
+    rows = answers[token].docs.rows
+    return rows[0].rel if rows and rows[0].matched else None
 
 
 def wait_for_top(qtbot, service, query, expected, timeout=8000):

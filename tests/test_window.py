@@ -12,7 +12,8 @@ from PySide6.QtGui import QColor, QImage, QTextDocument
 from PySide6.QtWidgets import QApplication
 
 from knit_desktop.core.dsh.conversation import load_messages
-from knit_desktop.core.output.payloads import context_payload, rank_payload
+from knit_desktop.core.rank.context_pack import ContextPack
+from knit_desktop.core.view import ViewResult
 from knit_desktop.core.workspace import RankInput, Workspace
 from knit_desktop.demo import prepare_demo_workspace
 from knit_desktop.resources import demo_conversation
@@ -60,13 +61,13 @@ def doc_rels(model: DocumentListModel) -> list[str]:
     return [model.rows[i].rel for i in model.document_rows()]
 
 
-def demo_payload(demo_ws: Path, request: RankInput, sort: str = "relevance") -> dict:
+def demo_view(demo_ws: Path, request: RankInput, sort: str = "relevance") -> tuple[ViewResult, ContextPack]:
+    """What the window is given for the demo workspace, and the context pack ranked on its own to compare."""
     workspace = Workspace.open(str(demo_ws))
     try:
         now = wall_ms()
-        ranking = workspace.rank(request, now_ms=now, sort=sort)
-        context = context_payload(workspace.context(request, now_ms=now)) if sort == "relevance" else None
-        return {"rank": rank_payload(ranking), "context": context}
+        return (workspace.view(request, now_ms=now, sort=sort, with_context=True),
+                workspace.context(request, now_ms=now))
     finally:
         workspace.close()
 
@@ -79,35 +80,34 @@ def press(qtbot, widget, key) -> None:
 
 
 def test_model_groups_the_context_tiers_numbers_them_and_lists_the_others_after(demo_ws):
-    payload = demo_payload(demo_ws, RankInput.from_messages(load_messages(str(demo_conversation()))))
-    rows, total = build_rows(payload)
-    context = payload["context"]
-    in_tiers = [item["rel"] for tier in ("primary", "supporting", "related") for item in context[tier]]
-    others = [r["rel"] for r in payload["rank"]["results"] if r["rel"] not in in_tiers]
+    result, context = demo_view(demo_ws, RankInput.from_messages(load_messages(str(demo_conversation()))))
+    rows, total = build_rows(result.docs)
+    in_tiers = [item.record.doc.rel for item in context.items()]
+    others = [r.rel for r in result.docs.rows if r.rel not in in_tiers]
 
-    assert total == len(payload["rank"]["results"])
+    assert total == len(result.docs.rows) == result.docs.total
     assert [r.rel for r in rows if not r.is_header] == in_tiers + others
     assert [r.tier for r in rows if r.is_header] == ["primary", "supporting", "related", "other"]
-    assert [r.number for r in rows if r.rel in in_tiers] == list(range(1, len(in_tiers) + 1))
-    assert all(r.number == 0 and r.tier == "" for r in rows if r.rel in others)
+    assert [r.item.number for r in rows if r.rel in in_tiers] == list(range(1, len(in_tiers) + 1))
+    assert all(r.item.number == 0 and r.tier == "" for r in rows if r.rel in others)
     headers = [i for i, r in enumerate(rows) if r.is_header]
-    assert rows[headers[0] + 1].rel == context["primary"][0]["rel"] == "docs/attachment-cache.md"
-    assert rows[headers[1]].count == len(context["supporting"])
-    assert rows[headers[0] + 1].reason["code"] == "direct"  # the "why it is here" line has its facts
+    assert rows[headers[0] + 1].rel == context.primary[0].record.doc.rel == "docs/attachment-cache.md"
+    assert rows[headers[1]].count == len(context.supporting)
+    assert rows[headers[0] + 1].item.reason.code == "direct"  # the "why it is here" line has its facts
 
 
 def test_model_in_time_order_is_one_flat_list_newest_first(demo_ws):
-    payload = demo_payload(demo_ws, RankInput.from_query("attachment cache"), sort="time")
-    rows, _ = build_rows(payload)
+    result, _ = demo_view(demo_ws, RankInput.from_query("attachment cache"), sort="time")
+    rows, _ = build_rows(result.docs)
     assert not any(r.is_header for r in rows)
-    mtimes = [r.doc["mtime_ms"] for r in rows]
+    mtimes = [r.item.mtime_ms for r in rows]
     assert mtimes == sorted(mtimes, reverse=True)
 
 
 def test_filter_is_live_over_title_summary_and_path_and_the_count_says_so(demo_ws):
-    payload = demo_payload(demo_ws, RankInput.from_messages(load_messages(str(demo_conversation()))))
+    result, _ = demo_view(demo_ws, RankInput.from_messages(load_messages(str(demo_conversation()))))
     model = DocumentListModel()
-    model.set_payload(payload, wall_ms())
+    model.set_ranked(result.docs, wall_ms())
     everything = model.shown
     assert model.count_text() == f"{everything} docs"
 
@@ -285,8 +285,8 @@ def test_a_pdf_page_renders_and_the_preview_opens_on_the_passage_page(qtbot, ope
 
     def passage_on_page_two() -> bool:  # (the conversation's ranking also lists it, with a page 1 passage first)
         row = window.model.row_of(rel)
-        matches = window.model.rows[row].matches if row >= 0 else []
-        return bool(matches) and matches[0].get("page") == 2
+        passages = window.model.rows[row].item.passages if row >= 0 else ()
+        return bool(passages) and passages[0].page == 2
 
     qtbot.waitUntil(passage_on_page_two, timeout=10_000)
     window.list.select_rel(rel)
@@ -373,7 +373,7 @@ def test_without_a_system_tray_everything_else_works(qtbot, open_app, settings):
 def test_the_tray_menu_peeks_at_the_top_five_and_opens_the_chosen_one(qtbot, open_app):
     knit = open_app()
     peek = TrayPeek(QApplication.windowIcon(), wall_ms)
-    peek.set_payload(knit.window.payload)
+    peek.set_result(knit.window.result)
     actions = [a for a in peek.menu.actions() if not a.isSeparator()]
     documents = actions[:-2]
     assert len(documents) == 5
@@ -395,11 +395,12 @@ def test_the_usage_line_shows_in_the_status_when_turned_on(qtbot, tmp_path, demo
     try:
         window = knit.window
         window.show()
-        qtbot.waitUntil(lambda: window.model.shown > 0 and window.payload["context"] is not None, timeout=15_000)
-        primary = window.payload["context"]["primary"][0]["rel"]
+        qtbot.waitUntil(lambda: window.model.shown > 0 and window.result.has_pack, timeout=15_000)
+        primary = window.result.docs.rows[0].rel
+        assert window.result.docs.rows[0].tier == "primary"
         log.append_rows([log.read_call("c1", str(demo_ws / primary)), log.result_v4("c1"),
                          log.read_call("c2", "README.md", key="path"), log.result_v4("c2")])
-        qtbot.waitUntil(lambda: "primary read" in window.payload.get("usage", ""), timeout=10_000)
+        qtbot.waitUntil(lambda: "primary read" in window.result.usage, timeout=10_000)
         assert not window.status_label.isVisible()  # off by default
         settings.show_usage = True
         assert window.status_label.isVisible()
@@ -441,8 +442,8 @@ def test_screenshots_of_the_documents_and_a_pdf_preview(qtbot, tmp_path, monkeyp
     def whitepaper_page() -> int | None:
         # The row may already be listed from the demo conversation, before this topic's passages arrive.
         row = window.model.row_of("docs/sync-whitepaper.pdf")
-        matches = window.model.rows[row].matches if row >= 0 else []
-        return matches[0].get("page") if matches else None
+        passages = window.model.rows[row].item.passages if row >= 0 else ()
+        return passages[0].page if passages else None
 
     qtbot.waitUntil(lambda: whitepaper_page() == 2, timeout=10_000)
     window.list.select_rel("docs/sync-whitepaper.pdf")

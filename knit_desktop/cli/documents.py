@@ -6,7 +6,7 @@ import argparse
 import time
 from collections import Counter
 
-from ..core.output.payloads import context_payload, peek_rows, rank_payload
+from ..core.output.payloads import context_payload, rank_payload
 from ..core.output.render import render_context, render_rank
 from ..core.text.timefmt import relative_time_en
 from ..core.workspace import Workspace
@@ -57,15 +57,12 @@ def cmd_peek(args: argparse.Namespace) -> int:
     request = rank_input(args)
     workspace = open_workspace(args)
     now = now_ms(args)
-    pack = workspace.context(request, now_ms=now)
-    ranking = workspace.rank(request, now_ms=now)
-    payload = {"rank": rank_payload(ranking), "context": context_payload(pack)}
-    rows = peek_rows(payload)
+    rows = workspace.view(request, now_ms=now, with_context=True).peek()  # the tray's own rows
     if args.json:
-        print_json([{k: r[k] for k in ("rel", "title", "mtime_ms")} for r in rows])
+        print_json([{"rel": r.rel, "title": r.title, "mtime_ms": r.mtime_ms} for r in rows])
         return EXIT_OK
     for i, r in enumerate(rows, start=1):
-        say(f"{i}. {r['title']} — {r['rel']}  ({relative_time_en(r['mtime_ms'], now)})")
+        say(f"{i}. {r.title} — {r.rel}  ({relative_time_en(r.mtime_ms, now)})")
     if not rows:
         say("No documents in this workspace yet.")
     return EXIT_OK

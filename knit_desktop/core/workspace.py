@@ -25,6 +25,7 @@ from .paths import index_db_path
 from .rank.context_pack import ContextPack, build_context_pack
 from .rank.keywords import Keyword, extract_keywords, query_keywords
 from .rank.ranking import Ranking, rank
+from .view import ViewResult, build_view
 
 if TYPE_CHECKING:
     from .index.preview_content import PreviewData
@@ -428,4 +429,21 @@ class Workspace:
 
     def context(self, request: RankInput, *, now_ms: int, recent_limit: int = 5) -> ContextPack:
         ranking = self.rank(request, now_ms=now_ms, kind="doc", sort="relevance")
+        return self.pack(ranking, request, recent_limit=recent_limit)
+
+    def pack(self, ranking: Ranking, request: RankInput, recent_limit: int = 5) -> ContextPack:
+        """The context pack of a relevance ranking of documents (no second ranking)."""
         return build_context_pack(ranking, self.graph(), task=request.task, recent_limit=recent_limit)
+
+    def view(self, request: RankInput, *, now_ms: int, kind: str = "doc", sort: str = "relevance",
+             with_context: bool = False, limit: int | None = None) -> ViewResult:
+        """What the window shows for one view, from one ranking (two for "all": documents and media apart, so
+        however many documents a workspace has its images and videos are all there). The context pack, asked
+        for the relevance list of documents only, is built on that same ranking."""
+        if kind == "all":
+            docs = self.rank(request, now_ms=now_ms, kind="doc", sort=sort)
+            media = self.rank(request, now_ms=now_ms, kind="media", sort=sort)
+            return build_view("all", docs, media=media, limit=limit)
+        ranking = self.rank(request, now_ms=now_ms, kind=kind, sort=sort)
+        with_context = with_context and kind == "doc" and sort == "relevance"
+        return build_view(kind, ranking, self.pack(ranking, request) if with_context else None, limit=limit)

@@ -1,7 +1,7 @@
 """The indexer service: one worker object in a QThread owns the workspace, its index and every PyMuPDF call.
 
 The GUI thread talks to it only through queued signals and never waits for it. Rankings are computed on the
-worker's thread too (the index is not shared between threads) and handed back as plain payloads.
+worker's thread too (the index is not shared between threads) and handed back as typed results (`core/view.py`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from PySide6.QtGui import QImage
 from ..core.heap import release_heap, settle_heap
 from ..core.index.boundary import os_path
 from ..core.index.preview_content import render_pdf_page
-from ..core.output.payloads import view_payload
 from ..core.workspace import RankInput, RefreshReport, Workspace
 from .mailbox import Mailbox
 
@@ -49,7 +48,7 @@ class IndexWorker(QObject):
     opened = Signal(int)  # RefreshReport of the open (load + reconcile)
     documentsChanged = Signal(int)  # RefreshReport of a live update
     fileStatuses = Signal(int)  # [(rel, state, reason)] for the files just (re)examined
-    ranked = Signal(int, int)  # token, {"rank": rank payload, "context": context payload or None}
+    ranked = Signal(int, int)  # token, ViewResult
     previewReady = Signal(int, int)  # token, PreviewData
     pageRendered = Signal(int, int)  # token, (rel, page, pages, QImage) or (rel, page, 0, error text)
     failed = Signal(str)
@@ -133,9 +132,9 @@ class IndexWorker(QObject):
         if self.workspace is None:
             return
         now = job.now_ms if job.now_ms is not None else int(time.time() * 1000)
-        payload = view_payload(self.workspace, job.request, now_ms=now, kind=job.kind, sort=job.sort,
-                               with_context=job.with_context, limit=job.limit)
-        self.ranked.emit(job.token, self.mailbox.post(payload))
+        result = self.workspace.view(job.request, now_ms=now, kind=job.kind, sort=job.sort,
+                                     with_context=job.with_context, limit=job.limit)
+        self.ranked.emit(job.token, self.mailbox.post(result))
 
     @Slot(int, str)
     def preview(self, token: int, rel: str) -> None:

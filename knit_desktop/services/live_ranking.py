@@ -13,9 +13,10 @@ import os
 from PySide6.QtCore import QObject, Signal
 
 from ..core.dsh.conversation import Message
-from ..core.dsh.usage import UsageAudit
+from ..core.dsh.usage import PackSnapshot, UsageAudit
 from ..core.index.boundary import UnsafeWorkspace, check_workspace
 from ..core.memory.triggers import asks_to_remember
+from ..core.view import ViewResult
 from ..core.workspace import RankInput
 from .conversation import ConversationFollower
 from .indexer import IndexerService
@@ -37,7 +38,7 @@ def _count(snapshot: dict) -> int:
 
 
 class LiveRanking(QObject):
-    rankingChanged = Signal(object)  # {"rank": rank payload, "context": context pack payload}
+    rankingChanged = Signal(object)  # ViewResult
     workspaceChanged = Signal(str)  # the workspace now ranked ('' when there is none)
     sessionChanged = Signal(object)  # the followed session's snapshot (or None)
     indexProgress = Signal(int, int, str)
@@ -69,7 +70,7 @@ class LiveRanking(QObject):
         self._watcher: WorkspaceWatcher | None = None
         self._ready = False
         self._latest = 0
-        self._shown: dict | None = None  # the last payload delivered
+        self._shown: ViewResult | None = None  # the last result delivered
         self._retired: list[IndexerService] = []  # old workspaces' indexers, still saving
         self.follower = ConversationFollower(dsh_home, self)
         self.follower.sessionChanged.connect(self._on_session)
@@ -146,7 +147,7 @@ class LiveRanking(QObject):
                 self.rememberRequested.emit(message.text)
         self.session = snapshot
         if snapshot["messages"] == self.messages and self._shown is not None:
-            self._on_ranked(self._latest, dict(self._shown))  # only reads changed: same ranking, new usage line
+            self._on_ranked(self._latest, self._shown)  # only reads changed: same ranking, new usage line
             return
         self.messages = list(snapshot["messages"])
         self.rerank()
@@ -206,23 +207,23 @@ class LiveRanking(QObject):
         with_context = self.kind == "doc" and self.sort == "relevance"
         self._latest = self._indexer.rank(request, kind=self.kind, sort=self.sort, with_context=with_context)
 
-    def _on_ranked(self, token: int, payload: dict) -> None:
+    def _on_ranked(self, token: int, result: ViewResult) -> None:
         if token != self._latest:
             return
-        payload["usage"] = self._usage(payload)
-        self._shown = payload
+        result = result.with_usage(self._usage(result))
+        self._shown = result
         # No heap freeze here: the shown ranking is replaced within seconds, and whatever a freeze caught of it
         # would stay out of the collector's reach for good (core/heap.py).
-        self.rankingChanged.emit(payload)
+        self.rankingChanged.emit(result)
 
-    def _usage(self, payload: dict) -> str:
+    def _usage(self, result: ViewResult) -> str:
         """The usage line for the followed session (the same facts knit_docs gives the agent with audit on)."""
-        session, context = self.session, payload.get("context")
-        if not session or not context or not session["session"]["id"]:
+        session = self.session
+        if not session or not result.has_pack or not session["session"]["id"]:
             return ""
         sid = session["session"]["id"]
-        indexed = {r["rel"] for r in payload["rank"]["results"]}
+        indexed = {r.rel for r in result.docs.rows}
         usage = self.audit.usage(sid, session["reads"], root=self.root, cwd=session["session"]["cwd"],
                                  is_indexed=indexed.__contains__)
-        self.audit.record(sid, context, session.get("last_seq", -1))
+        self.audit.record_snapshot(sid, PackSnapshot(session.get("last_seq", -1), result.task, result.pack_tiers()))
         return usage.line() if usage is not None else ""

@@ -1,6 +1,6 @@
 """The All view: the first documents (with "View all →"), then every image and video.
 
-The two sections come from two separate rankings (`view_payload(kind="all")`), so however many documents a
+The two sections come from two separate rankings (`Workspace.view(kind="all")`), so however many documents a
 workspace has, its media are all here. The page scrolls as one; neither section scrolls on its own.
 """
 
@@ -10,6 +10,7 @@ from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QScrollArea, QToolButton, QVBoxLayout, QWidget
 
 from ..core.media.layout import ALL_DOC_CAP
+from ..core.view import ViewResult
 from .document_model import DocumentListModel
 from .document_view import DocumentListView
 from .media_model import MediaGridModel
@@ -66,9 +67,9 @@ class AllView(QScrollArea):
 
     # --- content -------------------------------------------------------------------------------------
 
-    def set_payload(self, payload: dict, now_ms: int) -> None:
-        self.doc_model.set_payload({"rank": payload["rank"], "context": None}, now_ms)
-        self.media_model.set_results(payload.get("media", {}).get("results", []), now_ms)
+    def set_result(self, result: ViewResult, now_ms: int) -> None:
+        self.doc_model.set_ranked(result.docs, now_ms)
+        self.media_model.set_results(result.media.rows if result.media is not None else (), now_ms)
         self._update()
 
     def set_filter(self, text: str) -> None:

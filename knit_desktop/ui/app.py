@@ -82,7 +82,7 @@ class KnitApp:
         wanted = self.settings.tray and TrayPeek.available()
         if wanted and self.tray is None:
             self.tray = TrayPeek(app_icon(), now_ms)
-            self.ranking.rankingChanged.connect(self.tray.set_payload)
+            self.ranking.rankingChanged.connect(self.tray.set_result)
             self.tray.documentChosen.connect(self._peek_chosen)
             self.tray.toggleWindow.connect(self._toggle_window)
             self.tray.quitRequested.connect(self.quit)

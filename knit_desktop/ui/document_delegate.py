@@ -57,7 +57,7 @@ class DocumentDelegate(QStyledItemDelegate):
         if row.is_header:
             return QSize(1, HEADER_HEIGHT)  # rows take the viewport's width; never ask for more
         plain, with_reason = self._heights(option)
-        return QSize(1, plain if row.reason is None else with_reason)
+        return QSize(1, plain if row.item is None or row.item.reason is None else with_reason)
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
         row: Row = index.data(RowRole)
@@ -105,16 +105,17 @@ class DocumentDelegate(QStyledItemDelegate):
         soft = QColor(text_color)
         soft.setAlphaF(0.7)
         title_font, base, small = self._fonts(option)
-        doc = row.doc or {}
+        item = row.item
+        assert item is not None
         now = self.model.now_ms
         inner = rect.adjusted(PAD, PAD, -PAD, -PAD)
 
         # number column
-        if row.number:
+        if item.number:
             painter.setFont(small)
             painter.setPen(soft)
             painter.drawText(QRect(inner.left(), inner.top(), NUMBER_WIDTH, QFontMetrics(title_font).height()),
-                             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, f"{row.number:02d}")
+                             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, f"{item.number:02d}")
         left = inner.left() + NUMBER_WIDTH
         width = inner.right() - left
 
@@ -122,7 +123,7 @@ class DocumentDelegate(QStyledItemDelegate):
         fm_title = QFontMetrics(title_font)
         line_h = fm_title.height()
         painter.setFont(small)
-        when = relative_time_text(doc.get("mtime_ms", 0), now)
+        when = relative_time_text(item.mtime_ms, now)
         when_w = QFontMetrics(small).horizontalAdvance(when)
         painter.setPen(soft)
         painter.drawText(QRect(inner.right() - when_w, inner.top(), when_w, line_h),
@@ -134,25 +135,25 @@ class DocumentDelegate(QStyledItemDelegate):
             painter.setPen(Qt.PenStyle.NoPen)
             painter.drawEllipse(x, inner.top() + line_h // 2 - 3, 6, 6)
             x += 11
-        mark = "🆕 " if is_new(doc.get("mtime_ms", 0), now) else ""
+        mark = "🆕 " if is_new(item.mtime_ms, now) else ""
         painter.setFont(title_font)
         painter.setPen(text_color)
-        title = fm_title.elidedText(mark + doc.get("title", ""), Qt.TextElideMode.ElideRight, inner.right() - when_w - 8 - x)
+        title = fm_title.elidedText(mark + item.title, Qt.TextElideMode.ElideRight, inner.right() - when_w - 8 - x)
         painter.drawText(QRect(x, inner.top(), inner.right() - when_w - 8 - x, line_h),
                          Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, title)
 
         # two-line summary
         y = inner.top() + line_h + 2
-        summary = doc.get("summary") or QCoreApplication.translate("DocumentList", "(no summary)")
+        summary = item.summary or QCoreApplication.translate("DocumentList", "(no summary)")
         painter.setFont(base)
         painter.setPen(soft)
         y = self._draw_clamped(painter, summary, base, QRect(left, y, width, 0), 2)
 
         # why line
-        if row.reason is not None:
+        if item.reason is not None:
             painter.setFont(small)
             painter.setPen(text_color if selected else accent(palette))
-            why = QFontMetrics(small).elidedText(why_text(row.reason), Qt.TextElideMode.ElideRight, width)
+            why = QFontMetrics(small).elidedText(why_text(item.reason), Qt.TextElideMode.ElideRight, width)
             painter.drawText(QRect(left, y + 2, width, QFontMetrics(small).height()),
                              Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, why)
         if has_focus:

@@ -1,86 +1,65 @@
-"""The document list as a Qt model: tier headers and document rows built from one ranking payload.
+"""The document list as a Qt model: tier headers and document rows built from one ranked list.
 
-The payload is what the indexer thread sends (`{"rank": …, "context": …}`); the model groups it into
-Primary / Supporting / Related (numbered 01, 02… across the tiers) and "Other documents", or a flat list in time
-order, and filters it live over title, summary and path. Testable without a window.
+The rows arrive typed and in order from the indexer thread (`core/view.py`: the pack's tiers first, then the
+rest); the model only puts a header before each tier and before "Other documents", or lists them flat in time
+order, and filters them live over title, summary and path. Testable without a window.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from PySide6.QtCore import QAbstractListModel, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt
 
+from ..core.view import TIERS, RankedRows, ViewRow
 from .wording import is_new, relative_time_text, tier_hint, tier_title, why_text
-
-TIERS = ("primary", "supporting", "related")
 
 RelRole = Qt.ItemDataRole.UserRole + 1
 RowRole = Qt.ItemDataRole.UserRole + 2  # the Row itself, for the delegate
 
 
-@dataclass
+@dataclass(frozen=True)
 class Row:
-    """A header (`tier` set, `doc` None) or a document (with its tier when it is in the context pack)."""
+    """A header (`tier` set, `item` None) or a listed document."""
 
     tier: str = ""
-    doc: dict | None = None
-    number: int = 0  # 1-based across the tiers; 0 outside them
-    reason: dict | None = None
-    matches: list[dict] = field(default_factory=list)
+    item: ViewRow | None = None
     count: int = 0  # headers: how many documents follow
 
     @property
     def is_header(self) -> bool:
-        return self.doc is None
+        return self.item is None
 
     @property
     def rel(self) -> str:
-        return self.doc["rel"] if self.doc else ""
+        return self.item.rel if self.item is not None else ""
 
 
-def _matches_filter(doc: dict, needle: str) -> bool:
-    return any(needle in (doc.get(key) or "").lower() for key in ("title", "summary", "rel"))
+def matches_filter(item: ViewRow, needle: str) -> bool:
+    return any(needle in text.lower() for text in (item.title, item.summary, item.rel))
 
 
-def build_rows(payload: dict | None, needle: str = "") -> tuple[list[Row], int]:
-    """Rows for a payload and a filter; also returns how many documents there are before filtering."""
-    if not payload:
+def build_rows(ranked: RankedRows | None, needle: str = "") -> tuple[list[Row], int]:
+    """Rows for a ranked list and a filter; also returns how many documents there are before filtering."""
+    if ranked is None:
         return [], 0
-    rank = payload.get("rank") or {}
-    results = rank.get("results", [])
-    context = payload.get("context")
     needle = needle.strip().lower()
-    keep = (lambda doc: _matches_filter(doc, needle)) if needle else (lambda doc: True)
+    items = [r for r in ranked.rows if matches_filter(r, needle)] if needle else list(ranked.rows)
+    if not ranked.tiered:
+        return [Row(item=r) for r in items], len(ranked.rows)
     rows: list[Row] = []
-    placed: set[str] = set()
-    if context and context.get("mode") == "relevance" and rank.get("mode") == "relevance":
-        number = 0
-        by_rel = {r["rel"]: r for r in results}
-        for tier in TIERS:
-            items = []
-            for item in context.get(tier, []):
-                number += 1
-                placed.add(item["rel"])
-                doc = {**by_rel.get(item["rel"], {}), **{k: item[k] for k in ("rel", "title", "summary", "mtime_ms", "kind")}}
-                if keep(doc):
-                    items.append(Row(tier, doc, number, item.get("reason"), item.get("matches", [])))
-            if items:
-                rows.append(Row(tier, count=len(items)))
-                rows.extend(items)
-        others = [Row(doc=r) for r in results if r["rel"] not in placed and keep(r)]
-        if others and rows:
-            rows.append(Row("other", count=len(others)))
-        rows.extend(others)
-    else:
-        rows = [Row(doc=r) for r in results if keep(r)]
-    return rows, len(results)
+    for tier in (*TIERS, ""):
+        group = [r for r in items if r.tier == tier]
+        if group and (tier or rows):  # "Other documents" gets a header only below some tier
+            rows.append(Row(tier or "other", count=len(group)))
+        rows.extend(Row(tier, r) for r in group)
+    return rows, len(ranked.rows)
 
 
 class DocumentListModel(QAbstractListModel):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self.payload: dict | None = None
+        self.ranked: RankedRows | None = None
         self.needle = ""
         self.now_ms = 0
         self.rows: list[Row] = []
@@ -89,8 +68,8 @@ class DocumentListModel(QAbstractListModel):
 
     # --- inputs --------------------------------------------------------------------------------------
 
-    def set_payload(self, payload: dict | None, now_ms: int) -> None:
-        self.payload, self.now_ms = payload, now_ms
+    def set_ranked(self, ranked: RankedRows | None, now_ms: int) -> None:
+        self.ranked, self.now_ms = ranked, now_ms
         self._rebuild()
 
     def set_filter(self, text: str) -> None:
@@ -100,7 +79,7 @@ class DocumentListModel(QAbstractListModel):
 
     def _rebuild(self) -> None:
         self.beginResetModel()
-        self.rows, self.total = build_rows(self.payload, self.needle)
+        self.rows, self.total = build_rows(self.ranked, self.needle)
         if self.cap is not None:
             self.matching = sum(1 for r in self.rows if not r.is_header)
             self.rows = [r for r in self.rows if not r.is_header][: self.cap]
@@ -152,13 +131,15 @@ class DocumentListModel(QAbstractListModel):
         return None
 
     def accessible_name(self, row: Row) -> str:
-        doc = row.doc or {}
-        parts = [doc.get("title", "")]
+        item = row.item
+        if item is None:
+            return ""
+        parts = [item.title]
         if row.tier in TIERS:
             parts.append(tier_title(row.tier))
-        parts.append(relative_time_text(doc.get("mtime_ms", 0), self.now_ms))
-        if row.reason:
-            parts.append(why_text(row.reason))
-        if is_new(doc.get("mtime_ms", 0), self.now_ms):
+        parts.append(relative_time_text(item.mtime_ms, self.now_ms))
+        if item.reason is not None:
+            parts.append(why_text(item.reason))
+        if is_new(item.mtime_ms, self.now_ms):
             parts.append(QCoreApplication.translate("DocumentList", "new"))
         return ", ".join(p for p in parts if p)

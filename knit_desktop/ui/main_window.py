@@ -24,6 +24,8 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.index.documents import kind_for_name
+from ..core.rank.passages import Passage
+from ..core.view import ViewResult
 from ..services import multimedia
 from .all_view import AllView
 from .document_model import DocumentListModel
@@ -60,7 +62,7 @@ class MainWindow(QMainWindow):
         self.ranking = ranking
         self.settings = settings
         self.clock = clock
-        self.payload: dict | None = None
+        self.result: ViewResult | None = None
         self.root = ""
         self.session: dict | None = None
         self.status = {"progress": "", "watch": "", "problems": 0, "failed": "", "memory": ""}
@@ -112,7 +114,7 @@ class MainWindow(QMainWindow):
         self.preview.fullscreenToggled.connect(self._on_fullscreen)
         self.preview.documentRequested.connect(self.show_document)
 
-        ranking.rankingChanged.connect(self.set_payload)
+        ranking.rankingChanged.connect(self.set_result)
         ranking.workspaceChanged.connect(self._on_workspace)
         ranking.sessionChanged.connect(self._on_session)
         ranking.indexProgress.connect(self._on_progress)
@@ -231,19 +233,18 @@ class MainWindow(QMainWindow):
     def active_view(self):
         return self.views.currentWidget()
 
-    def set_payload(self, payload: dict) -> None:
+    def set_result(self, result: ViewResult) -> None:
         keep = self.active_view().current_rel()
-        self.payload = payload
-        kind = payload.get("kind", "doc")
+        self.result = result
         now = self.clock()
-        if kind == "media":
-            self.grid_model.set_results(payload["rank"]["results"], now)
+        if result.kind == "media":
+            self.grid_model.set_results(result.docs.rows, now)
             self.views.setCurrentWidget(self.grid)
-        elif kind == "all":
-            self.all_view.set_payload(payload, now)
+        elif result.kind == "all":
+            self.all_view.set_result(result, now)
             self.views.setCurrentWidget(self.all_view)
         else:
-            self.model.set_payload(payload, now)
+            self.model.set_ranked(result.docs, now)
             self.views.setCurrentWidget(self.list)
         view = self.active_view()
         if keep and not view.select_rel(keep) and self.preview.isVisible():
@@ -254,9 +255,8 @@ class MainWindow(QMainWindow):
             self.firstListShown.emit()
 
     def _update_texts(self) -> None:
-        payload = self.payload
-        if payload:
-            text, tip = topic_line(payload["rank"], self.settings.sort)
+        if self.result is not None:
+            text, tip = topic_line(self.result.docs, self.settings.sort)
             self.topic_label.setText(text)
             self.topic_label.setToolTip(tip)
             self.count_label.setText(self._count_text())
@@ -282,7 +282,7 @@ class MainWindow(QMainWindow):
     def _empty_text(self) -> str:
         if not self.root:
             return self.tr("No workspace yet — start a DSH session, or choose a folder in Settings.")
-        if self.payload is None:
+        if self.result is None:
             return self.tr("Scanning the workspace…")
         if self.filter_box.text().strip() and (self.model.total or self.grid_model.total):
             return self.tr("No documents match “%1”.").replace("%1", self.filter_box.text().strip())
@@ -294,8 +294,8 @@ class MainWindow(QMainWindow):
 
     def _on_workspace(self, root: str) -> None:
         self.root = root
-        self.payload = None
-        self.model.set_payload(None, self.clock())
+        self.result = None
+        self.model.set_ranked(None, self.clock())
         self.grid_model.set_results([], self.clock())
         self.close_preview()
         home = os.path.expanduser("~")
@@ -370,7 +370,7 @@ class MainWindow(QMainWindow):
             parts.append(video_unavailable_text())
         if self.status["memory"]:
             parts.append(self.status["memory"])
-        usage = (self.payload or {}).get("usage", "")
+        usage = self.result.usage if self.result is not None else ""
         if usage and self.settings.show_usage:
             parts.append(usage)
         text = " · ".join(p for p in parts if p)
@@ -417,32 +417,28 @@ class MainWindow(QMainWindow):
 
     # --- preview -------------------------------------------------------------------------------------
 
-    def _row_matches(self, rel: str) -> tuple[str, list[dict]]:
-        for media in (self.grid_model, self.all_view.media_model):
-            row = media.row_of(rel)
-            if row >= 0:
-                return media.items[row]["kind"], []
-        row = self.model.row_of(rel)
-        if row < 0:
-            return kind_for_name(rel.rsplit("/", 1)[-1]) or "", []
-        item = self.model.rows[row]
-        return (item.doc or {}).get("kind", ""), item.matches
+    def _row_passages(self, rel: str) -> tuple[str, tuple[Passage, ...]]:
+        """A listed document's kind and matched passages, from the result shown."""
+        row = self.result.find(rel) if self.result is not None else None
+        if row is None:
+            return kind_for_name(rel.rsplit("/", 1)[-1]) or "", ()
+        return row.kind, row.passages
 
     def _preview_rel(self, rel: str) -> None:
-        kind, matches = self._row_matches(rel)
-        self._open_preview(rel, kind, matches)
+        kind, passages = self._row_passages(rel)
+        self._open_preview(rel, kind, passages)
 
     def show_document(self, rel: str) -> None:
         """Preview any workspace document (a followed link, a citation, the tray): select it when listed."""
         view = self.active_view()
         if not view.select_rel(rel):
             view.clearSelection()
-            self._open_preview(rel, kind_for_name(rel.rsplit("/", 1)[-1]) or "txt", [])
+            self._open_preview(rel, kind_for_name(rel.rsplit("/", 1)[-1]) or "txt", ())
 
-    def _open_preview(self, rel: str, kind: str, matches: list[dict]) -> None:
+    def _open_preview(self, rel: str, kind: str, passages: tuple[Passage, ...]) -> None:
         first = not self.preview.isVisible()
         self.preview.show()
-        self.preview.show_document(self.root, rel, kind, matches)
+        self.preview.show_document(self.root, rel, kind, passages)
         if first:
             self._apply_ratio(self.settings.preview_ratio)
 
@@ -494,10 +490,10 @@ class MainWindow(QMainWindow):
         pane.close_button.hide()
         pane.closed.connect(window.close)
         pane.fullscreenToggled.connect(lambda on: window.showFullScreen() if on else window.showNormal())
-        pane.documentRequested.connect(lambda other: pane.show_document(self.root, other, "", []))
+        pane.documentRequested.connect(lambda other: pane.show_document(self.root, other, ""))
         QVBoxLayout(window).addWidget(pane)
-        kind, matches = self._row_matches(rel)
-        pane.show_document(self.root, rel, kind, matches)
+        kind, passages = self._row_passages(rel)
+        pane.show_document(self.root, rel, kind, passages)
         window.resize(900, 1000)
         window.show()
         self._preview_windows.append(window)

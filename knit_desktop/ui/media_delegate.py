@@ -50,10 +50,10 @@ class MediaDelegate(QStyledItemDelegate):
         else:
             self._placeholder(painter, rect, item, thumb, palette)
 
-        label_height = self._label(painter, rect, item["rel"].rsplit("/", 1)[-1], option.font) if self.geometry.labels else 0
-        if item["kind"] == "video" and not getattr(thumb, "problem", ""):  # a broken video shows only ⚠
+        label_height = self._label(painter, rect, item.rel.rsplit("/", 1)[-1], option.font) if self.geometry.labels else 0
+        if item.kind == "video" and not getattr(thumb, "problem", ""):  # a broken video shows only ⚠
             self._video_marks(painter, rect, getattr(thumb, "duration_ms", 0), option.font, label_height)
-        if is_new(item["mtime_ms"], self.model.now_ms):
+        if is_new(item.mtime_ms, self.model.now_ms):
             painter.setFont(option.font)
             painter.drawText(rect.adjusted(4, 2, -4, -2), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop, "🆕")
 
@@ -88,7 +88,7 @@ class MediaDelegate(QStyledItemDelegate):
         font = QFont(painter.font())
         font.setPointSizeF(max(7.0, font.pointSizeF() * 0.9))
         painter.setFont(font)
-        extension = item["rel"].rsplit(".", 1)[-1].upper()
+        extension = item.rel.rsplit(".", 1)[-1].upper()
         text = extension if thumb is None else f"{extension}\n⚠"
         painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
 

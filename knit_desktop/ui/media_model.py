@@ -7,19 +7,20 @@ from typing import Any
 from PySide6.QtCore import QAbstractListModel, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt
 
 from ..core.media.layout import duration_text
-from .document_model import RelRole, _matches_filter
+from ..core.view import ViewRow
+from .document_model import RelRole, matches_filter
 from .media_preview import video_unavailable_text
 from .wording import is_new, relative_time_text
 
-MediaRole = Qt.ItemDataRole.UserRole + 3  # the result dict
+MediaRole = Qt.ItemDataRole.UserRole + 3  # the ViewRow
 ThumbRole = Qt.ItemDataRole.UserRole + 4  # the Thumbnail, or None while it is on its way
 
 
 class MediaGridModel(QAbstractListModel):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self.results: list[dict] = []
-        self.items: list[dict] = []
+        self.results: list[ViewRow] = []
+        self.items: list[ViewRow] = []
         self.needle = ""
         self.now_ms = 0
         self.total = 0
@@ -27,8 +28,8 @@ class MediaGridModel(QAbstractListModel):
 
     # --- inputs --------------------------------------------------------------------------------------
 
-    def set_results(self, results: list[dict], now_ms: int) -> None:
-        self.results = [r for r in results if r.get("kind") in ("image", "video")]
+    def set_results(self, results: tuple[ViewRow, ...] | list[ViewRow], now_ms: int) -> None:
+        self.results = [r for r in results if r.kind in ("image", "video")]
         self.now_ms = now_ms
         self.total = len(self.results)
         self._rebuild()
@@ -41,14 +42,14 @@ class MediaGridModel(QAbstractListModel):
     def _rebuild(self) -> None:
         needle = self.needle.strip().lower()
         self.beginResetModel()
-        self.items = [r for r in self.results if not needle or _matches_filter(r, needle)]
+        self.items = [r for r in self.results if not needle or matches_filter(r, needle)]
         self.endResetModel()
 
     def set_thumbnail(self, thumb) -> None:
         """A thumbnail arrived (for the file version this model lists, or an older one: then it is dropped)."""
         for row, item in enumerate(self.items):
-            if item["rel"] == thumb.rel:
-                self._thumbs[(item["rel"], item["mtime_ms"])] = thumb
+            if item.rel == thumb.rel:
+                self._thumbs[(item.rel, item.mtime_ms)] = thumb
                 index = self.index(row)
                 self.dataChanged.emit(index, index, [ThumbRole])
                 return
@@ -57,7 +58,7 @@ class MediaGridModel(QAbstractListModel):
 
     def thumbnail(self, row: int) -> Any:  # a services.thumbnails.Thumbnail, or None
         item = self.items[row]
-        return self._thumbs.get((item["rel"], item["mtime_ms"]))
+        return self._thumbs.get((item.rel, item.mtime_ms))
 
     def missing(self, rows: range) -> list[tuple[str, str, int]]:
         """(rel, kind, mtime_ms) of the rows in `rows` that have no thumbnail for their current version yet."""
@@ -65,11 +66,11 @@ class MediaGridModel(QAbstractListModel):
         for row in rows:
             if 0 <= row < len(self.items) and self.thumbnail(row) is None:
                 item = self.items[row]
-                out.append((item["rel"], item["kind"], item["mtime_ms"]))
+                out.append((item.rel, item.kind, item.mtime_ms))
         return out
 
     def row_of(self, rel: str) -> int:
-        return next((i for i, r in enumerate(self.items) if r["rel"] == rel), -1)
+        return next((i for i, r in enumerate(self.items) if r.rel == rel), -1)
 
     def count_text(self) -> str:
         total = self.total
@@ -92,7 +93,7 @@ class MediaGridModel(QAbstractListModel):
             return None
         item = self.items[index.row()]
         if role == RelRole:
-            return item["rel"]
+            return item.rel
         if role == MediaRole:
             return item
         if role == ThumbRole:
@@ -104,7 +105,7 @@ class MediaGridModel(QAbstractListModel):
             problem = getattr(thumb, "problem", "")
             if getattr(thumb, "needs_multimedia", False):
                 problem = video_unavailable_text()
-            tip = item["rel"]
+            tip = item.rel
             if problem:
                 tip += "\n" + QCoreApplication.translate("MediaGrid", "Cannot show it: %1").replace("%1", problem)
             return tip
@@ -112,15 +113,15 @@ class MediaGridModel(QAbstractListModel):
 
     def accessible_name(self, row: int) -> str:
         item = self.items[row]
-        parts = [item["rel"].rsplit("/", 1)[-1]]
-        if item["kind"] == "video":
+        parts = [item.rel.rsplit("/", 1)[-1]]
+        if item.kind == "video":
             thumb = self.thumbnail(row)
             parts.append(QCoreApplication.translate("MediaGrid", "video"))
             if thumb is not None and getattr(thumb, "duration_ms", None):
                 parts.append(duration_text(thumb.duration_ms))
         else:
             parts.append(QCoreApplication.translate("MediaGrid", "image"))
-        parts.append(relative_time_text(item["mtime_ms"], self.now_ms))
-        if is_new(item["mtime_ms"], self.now_ms):
+        parts.append(relative_time_text(item.mtime_ms, self.now_ms))
+        if is_new(item.mtime_ms, self.now_ms):
             parts.append(QCoreApplication.translate("DocumentList", "new"))
         return ", ".join(parts)

@@ -41,6 +41,7 @@ from PySide6.QtWidgets import (
 
 from ..core.index.boundary import OutsideWorkspace, inside, read_inside, resolve_inside
 from ..core.index.preview_content import PreviewData
+from ..core.rank.passages import Passage
 from ..services import multimedia
 from .media_preview import ImageView, VideoPlayer, video_unavailable_text
 
@@ -125,7 +126,7 @@ class PreviewPane(QFrame):
         self.rel = ""
         self.kind = ""
         self.root = ""
-        self.matches: list[dict] = []
+        self.passages: tuple[Passage, ...] = ()
         self.data: PreviewData | None = None
         self.page = 1
         self.pages = 0
@@ -212,11 +213,12 @@ class PreviewPane(QFrame):
 
     # --- showing a document --------------------------------------------------------------------------
 
-    def show_document(self, root: str, rel: str, kind: str, matches: list[dict] | None = None) -> None:
+    def show_document(self, root: str, rel: str, kind: str, passages: tuple[Passage, ...] = ()) -> None:
+        """Show a document, scrolled to its best matched passage (a PDF at that passage's page)."""
         self.root, self.rel, self.kind = root, rel, kind
-        self.matches = list(matches or [])
+        self.passages = tuple(passages)
         self.data = None
-        self.page = next((m["page"] for m in self.matches if m.get("page")), 1)
+        self.page = next((p.page for p in self.passages if p.page), 1)
         self._set_path(rel)
         self.message.setText(self.tr("Loading…"))
         self.stack.setCurrentWidget(self.message)
@@ -302,11 +304,11 @@ class PreviewPane(QFrame):
 
     def _highlight_passage(self) -> None:
         """Scroll to the matched passage and mark it."""
-        if not self.matches or self.data is None:
+        if not self.passages or self.data is None:
             self.browser.setExtraSelections([])
             return
-        match = self.matches[0]
-        start, end = match["start_line"], match["end_line"]
+        passage = self.passages[0]
+        start, end = passage.start_line, passage.end_line
         document = self.browser.document()
         fmt = QTextCharFormat()
         color = QColor(self.palette().color(QPalette.ColorRole.Highlight))
@@ -314,7 +316,7 @@ class PreviewPane(QFrame):
         fmt.setBackground(color)
         fmt.setProperty(QTextCharFormat.Property.FullWidthSelection, True)
         selections = []
-        terms = [t.lower() for t in match.get("terms", [])]
+        terms = [t.lower() for t in passage.terms]
         source = self.data.text.splitlines()
         lines = [n for n in range(start, end + 1) if 0 < n <= len(source)]
         marked = [n for n in lines if any(t in source[n - 1].lower() for t in terms)] or lines[:1]

@@ -6,7 +6,7 @@ from PySide6.QtCore import QCoreApplication, QObject, Signal
 from PySide6.QtGui import QAction, QIcon
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
-from ..core.output.payloads import peek_rows
+from ..core.view import ViewResult
 from .wording import relative_time_text
 
 
@@ -18,7 +18,7 @@ class TrayPeek(QObject):
     def __init__(self, icon: QIcon, clock, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.clock = clock
-        self.payload: dict | None = None
+        self.result: ViewResult | None = None
         self.menu = QMenu()
         self.icon = QSystemTrayIcon(icon, self)
         self.icon.setContextMenu(self.menu)
@@ -36,20 +36,20 @@ class TrayPeek(QObject):
     def hide(self) -> None:
         self.icon.hide()
 
-    def set_payload(self, payload: dict) -> None:
-        self.payload = payload
+    def set_result(self, result: ViewResult) -> None:
+        self.result = result
         self.rebuild()
 
     def rebuild(self) -> None:
         self.menu.clear()
-        rows = peek_rows(self.payload)
+        rows = self.result.peek() if self.result is not None else ()
         if not rows:
             self.menu.addAction(QCoreApplication.translate("Tray", "No Markdown documents in this workspace yet.")).setEnabled(False)
         now = self.clock()
         for row in rows:
-            action = QAction(f"{row['title']}  ·  {relative_time_text(row['mtime_ms'], now)}", self.menu)
-            action.setToolTip(row["rel"])
-            action.triggered.connect(lambda _=False, rel=row["rel"]: self.documentChosen.emit(rel))
+            action = QAction(f"{row.title}  ·  {relative_time_text(row.mtime_ms, now)}", self.menu)
+            action.setToolTip(row.rel)
+            action.triggered.connect(lambda _=False, rel=row.rel: self.documentChosen.emit(rel))
             self.menu.addAction(action)
         self.menu.addSeparator()
         self.menu.addAction(QCoreApplication.translate("Tray", "Show / Hide"), self.toggleWindow.emit)

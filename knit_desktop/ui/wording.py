@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication, QObject
 
+from ..core.rank.context_pack import Reason
 from ..core.text.timefmt import relative_time
+from ..core.view import RankedRows
 
 NEW_WINDOW_MS = 2 * 60_000  # a file changed this recently gets the 🆕 mark
 
@@ -61,10 +63,10 @@ def tier_hint(tier: str) -> str:
     }[tier]
 
 
-def why_text(reason: dict) -> str:
+def why_text(reason: Reason) -> str:
     """The "why it is here" line: the reason, with at most two of its terms."""
-    terms = " · ".join(reason.get("terms", [])[:2])
-    code = reason.get("code", "related")
+    terms = " · ".join(reason.terms[:2])
+    code = reason.code
     if code == "direct":
         return QCoreApplication.translate("Why", "direct match: %1").replace("%1", terms)
     if code == "titleMatch":
@@ -82,10 +84,10 @@ def why_text(reason: dict) -> str:
     return QCoreApplication.translate("Why", "related to the current task")
 
 
-def topic_line(rank: dict, requested_sort: str) -> tuple[str, str]:
+def topic_line(ranked: RankedRows, requested_sort: str) -> tuple[str, str]:
     """The honest line above the list and its tooltip (the matched keywords)."""
-    if rank.get("mode") == "relevance":
-        keywords = "、".join(rank.get("keywords", []))
+    if ranked.mode == "relevance":
+        keywords = "、".join(ranked.keywords)
         tip = QCoreApplication.translate("Topic", "Sorted by relevance · matched keywords: %1").replace("%1", keywords) if keywords else ""
         return QCoreApplication.translate("Topic", "Sorted by relevance"), tip
     if requested_sort == "relevance":

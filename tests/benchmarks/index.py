@@ -56,9 +56,9 @@ def live_save_to_rank(root: Path) -> float:
     def on_changed(_report) -> None:
         service.rank(RankInput.from_query("zyxwvut"), limit=1)
 
-    def on_ranked(_token, payload) -> None:
-        results = payload["rank"]["results"]
-        if results and results[0]["rel"] == "notes/saved-now.md" and results[0]["matched"]:
+    def on_ranked(_token, result) -> None:
+        rows = result.docs.rows
+        if rows and rows[0].rel == "notes/saved-now.md" and rows[0].matched:
             result["t"] = time.perf_counter()
             loop.quit()
 

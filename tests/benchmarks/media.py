@@ -95,7 +95,7 @@ def run_once(workspace: Path, home: Path) -> dict:
     ticker.stop()
     grid = window.grid
     result["cells"] = len(result.get("visible", []))
-    result["videos"] = sum(1 for r in result.get("visible", []) if window.grid_model.items[r]["kind"] == "video")
+    result["videos"] = sum(1 for r in result.get("visible", []) if window.grid_model.items[r].kind == "video")
     result["decoded"], result["from_cache"], result["probed"] = (knit.thumbnails.decoded, knit.thumbnails.from_cache,
                                                                  knit.thumbnails.probed)
     result["columns"] = grid.columns

@@ -105,9 +105,12 @@ class UsageAudit:
         return history
 
     def record(self, session_id: str, pack: dict, seq: int) -> None:
-        """Note a pack handed out at `seq`; an identical pack (same task, tiers and ranks) starts no new epoch."""
+        """Note a pack handed out at `seq` (a context pack payload, as the agent gets it)."""
+        self.record_snapshot(session_id, PackSnapshot.of(pack, seq))
+
+    def record_snapshot(self, session_id: str, snapshot: PackSnapshot) -> None:
+        """Note a pack handed out; an identical pack (same task, tiers and ranks) starts no new epoch."""
         history = self._history(session_id)
-        snapshot = PackSnapshot.of(pack, seq)
         if history.snapshots and history.snapshots[-1].signature == snapshot.signature:
             return
         if history.snapshots:

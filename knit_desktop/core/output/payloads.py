@@ -1,4 +1,6 @@
-"""JSON shapes of the command line and the agent tool. No scores, no bodies, no absolute paths."""
+"""JSON shapes of the command line and the agent tool. No scores, no bodies, no absolute paths.
+
+Only for printing: the window gets typed results (`core/view.py`), never these dicts."""
 
 from __future__ import annotations
 
@@ -74,32 +76,3 @@ def context_payload(pack: ContextPack, relations_limit: int = TOOL_RELATIONS) ->
             for r in pack.recent
         ]
     return out
-
-
-PEEK_LIMIT = 5
-
-
-def peek_rows(payload: dict | None, limit: int = PEEK_LIMIT) -> list[dict]:
-    """The top documents of a `{"rank", "context"}` payload as the window lists them: tiers first, then the rest."""
-    if not payload:
-        return []
-    context = payload.get("context") or {}
-    ordered = [item["rel"] for tier in ("primary", "supporting", "related") for item in context.get(tier, [])]
-    placed = set(ordered)
-    results = payload["rank"]["results"]
-    ordered += [r["rel"] for r in results if r["rel"] not in placed]
-    by_rel = {r["rel"]: r for r in results}
-    return [by_rel[rel] for rel in ordered if rel in by_rel][:limit]
-
-
-def view_payload(workspace, request, *, now_ms: int, kind: str, sort: str, with_context: bool,
-                 limit: int | None = None) -> dict:
-    """What the window shows for one view. "all" gets two separate rankings, documents and media, so a workspace
-    with hundreds of documents can never push its images and videos out (the reference's one-pool defect)."""
-    if kind == "all":
-        docs = workspace.rank(request, now_ms=now_ms, kind="doc", sort=sort)
-        media = workspace.rank(request, now_ms=now_ms, kind="media", sort=sort)
-        return {"kind": "all", "rank": rank_payload(docs, limit), "media": rank_payload(media), "context": None}
-    ranking = workspace.rank(request, now_ms=now_ms, kind=kind, sort=sort)
-    context = context_payload(workspace.context(request, now_ms=now_ms)) if with_context else None
-    return {"kind": kind, "rank": rank_payload(ranking, limit), "context": context}
