@@ -15,6 +15,7 @@ from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
+from ..core.dsh.conversation import ConversationTail, Message
 from ..core.dsh.sessions import (
     TRANSCRIPT,
     SessionCatalog,
@@ -29,13 +30,21 @@ QUIET_MS = 50
 REDISCOVER_MS = 2000  # while the sessions root does not exist yet, or a new session directory appears
 
 
-def session_snapshot(log: SessionLog) -> dict:
-    """What the follower hands to the GUI thread: plain data, no reader state."""
+def session_snapshot(log: SessionLog, messages: list[Message] | None = None, reads_before: int = 0) -> dict:
+    """What the follower hands to the GUI thread: plain data, no reader state.
+
+    A newly followed session comes with the messages the ranker's window can read (`messages` None); after that
+    each snapshot carries only what is new: the messages just read and the reads recorded after the first
+    `reads_before` (the receiver keeps the conversation's tail, `ConversationTail`, and the reads). Nothing copies
+    the whole history."""
+    if messages is None:
+        messages = ConversationTail(log.messages).messages
+    start = max(0, len(log.reads) - (log.read_count - reads_before))
     return {
         "session": {"id": log.session_id, "cwd": log.cwd, "title": log.title, "updated_ms": log.updated_ms},
-        "messages": list(log.messages),  # the newest KEEP_MESSAGES only
+        "messages": messages,  # new ones only (oldest first), or the window's tail for a newly followed session
         "message_count": log.message_count,
-        "reads": list(log.reads),
+        "reads": log.reads[start:],
         "problem": log.problem,
         "last_seq": log.last_seq,
     }
@@ -59,7 +68,7 @@ class _Forwarder(FileSystemEventHandler):
 
 class _FollowWorker(QObject):
     sessionChanged = Signal(int)  # mailbox key of the newly followed session's snapshot (None inside: no session)
-    messagesChanged = Signal(int)  # mailbox key of the snapshot after new messages, reads or a title
+    messagesChanged = Signal(int)  # mailbox key of the snapshot of new messages, new reads or a new title
     sessionsListed = Signal(int)  # mailbox key of [{"id", "title", "cwd", "updated_ms"}]
     _touched = Signal(str)
     _rediscover = Signal()
@@ -156,9 +165,10 @@ class _FollowWorker(QObject):
                 if log is None:
                     continue
             if log is self.followed:
-                before = (len(log.reads), log.title)
-                if log.update() or (len(log.reads), log.title) != before:  # reads feed the usage line
-                    self.messagesChanged.emit(self.mailbox.post(session_snapshot(log)))
+                reads, title = log.read_count, log.title
+                new = log.update()
+                if new or log.read_count != reads or log.title != title:  # reads feed the usage line
+                    self.messagesChanged.emit(self.mailbox.post(session_snapshot(log, new, reads)))
         if ready and not self.pinned:
             self._choose()  # another top-level session may now be the most recently appended one
         if not self._pending and self._timer is not None:

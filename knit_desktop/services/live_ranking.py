@@ -12,7 +12,8 @@ import os
 
 from PySide6.QtCore import QObject, Signal
 
-from ..core.dsh.conversation import Message
+from ..core.dsh.conversation import ConversationTail, Message
+from ..core.dsh.sessions import KEEP_READS, Read
 from ..core.dsh.usage import PackSnapshot, UsageAudit
 from ..core.index.boundary import UnsafeWorkspace, check_workspace
 from ..core.memory.triggers import asks_to_remember
@@ -31,10 +32,6 @@ def _acceptable(cwd: str) -> bool:
     except UnsafeWorkspace:
         return False
     return True
-
-
-def _count(snapshot: dict) -> int:
-    return snapshot.get("message_count", len(snapshot["messages"]))
 
 
 class LiveRanking(QObject):
@@ -63,8 +60,8 @@ class LiveRanking(QObject):
 
         self.pinned_workspace = os.path.realpath(workspace) if workspace else None
         self.root = ""
-        self.messages: list[Message] = []
-        self._message_count = 0  # messages the followed session has had (its snapshot keeps only the newest)
+        self.conversation = ConversationTail()  # what the ranker reads of the conversation, nothing older
+        self.reads: list[Read] = []  # the followed session's read calls (the usage line audits them)
         self.topic = ""
         self._indexer: IndexerService | None = None
         self._watcher: WorkspaceWatcher | None = None
@@ -103,7 +100,7 @@ class LiveRanking(QObject):
 
     def set_messages(self, messages: list[Message]) -> None:
         """A fixed conversation (the demo, or --messages) instead of a followed session."""
-        self.messages = list(messages)
+        self.conversation = ConversationTail(messages)
         self.rerank()
 
     def set_view(self, kind: str, sort: str) -> None:
@@ -132,24 +129,26 @@ class LiveRanking(QObject):
     def _on_session(self, snapshot: dict | None) -> None:
         self.session = snapshot
         self.sessionChanged.emit(snapshot)
-        self.messages = list(snapshot["messages"]) if snapshot else []
-        self._message_count = _count(snapshot) if snapshot else 0
+        self.conversation = ConversationTail(snapshot["messages"] if snapshot else [])
+        self.reads = list(snapshot["reads"]) if snapshot else []
         cwd = snapshot["session"]["cwd"] if snapshot else ""
         if not self.pinned_workspace and cwd and os.path.isdir(cwd) and _acceptable(cwd):
             self._switch(os.path.realpath(cwd))
         self.rerank()
 
     def _on_messages(self, snapshot: dict) -> None:
-        fresh = _count(snapshot) - self._message_count  # the list keeps only the newest: count, don't compare lengths
-        self._message_count = _count(snapshot)
-        for message in snapshot["messages"][-fresh:] if fresh > 0 else []:
+        """New messages, reads or a title of the followed session (the snapshot carries only what is new)."""
+        new = snapshot["messages"]
+        for message in new:
             if message.role == "user" and not message.synthetic and asks_to_remember(message.text):
                 self.rememberRequested.emit(message.text)
         self.session = snapshot
-        if snapshot["messages"] == self.messages and self._shown is not None:
+        if snapshot["reads"]:
+            self.reads.extend(snapshot["reads"])
+            del self.reads[:-KEEP_READS]
+        if not self.conversation.extend(new) and self._shown is not None:
             self._on_ranked(self._latest, self._shown)  # only reads changed: same ranking, new usage line
             return
-        self.messages = list(snapshot["messages"])
         self.rerank()
 
     def _switch(self, root: str) -> None:
@@ -203,7 +202,7 @@ class LiveRanking(QObject):
     def rerank(self) -> None:
         if self._indexer is None or not self._ready:
             return
-        request = RankInput.from_query(self.topic) if self.topic else RankInput.from_messages(self.messages)
+        request = RankInput.from_query(self.topic) if self.topic else RankInput.from_messages(self.conversation.messages)
         with_context = self.kind == "doc" and self.sort == "relevance"
         self._latest = self._indexer.rank(request, kind=self.kind, sort=self.sort, with_context=with_context)
 
@@ -223,7 +222,7 @@ class LiveRanking(QObject):
             return ""
         sid = session["session"]["id"]
         indexed = {r.rel for r in result.docs.rows}
-        usage = self.audit.usage(sid, session["reads"], root=self.root, cwd=session["session"]["cwd"],
+        usage = self.audit.usage(sid, self.reads, root=self.root, cwd=session["session"]["cwd"],
                                  is_indexed=indexed.__contains__)
         self.audit.record_snapshot(sid, PackSnapshot(session.get("last_seq", -1), result.task, result.pack_tiers()))
         return usage.line() if usage is not None else ""

@@ -53,6 +53,38 @@ def conversation_window(messages: list[Message]) -> ConversationWindow:
     return ConversationWindow(texts=texts, task=task)
 
 
+def counts_in_window(message: Message) -> bool:
+    """Whether `conversation_window` would read this message at all."""
+    return not message.synthetic and message.role in ("user", "assistant") and bool(message.text.strip())
+
+
+class ConversationTail:
+    """The newest messages of a growing conversation, only as many as the ranker's window can read.
+
+    A followed session hands over its new messages only; this keeps the last MAX_MESSAGES that count (the window
+    never reads further back), so an append costs the new messages and no copy of the history. `conversation_window(tail.messages)` equals the window of the whole conversation."""
+
+    def __init__(self, messages: list[Message] | None = None) -> None:
+        self._messages: list[Message] = []
+        self.extend(messages or [])
+
+    def extend(self, messages: list[Message]) -> bool:
+        """Add newer messages (oldest first); True when the window's input changed."""
+        kept = [m for m in messages if counts_in_window(m)]
+        if not kept:
+            return False
+        self._messages.extend(kept[-MAX_MESSAGES:])
+        del self._messages[:-MAX_MESSAGES]
+        return True
+
+    def clear(self) -> None:
+        self._messages.clear()
+
+    @property
+    def messages(self) -> list[Message]:
+        return list(self._messages)
+
+
 def _word_parts(text: str) -> list[str]:
     parts: list[str] = []
     current: list[str] = []

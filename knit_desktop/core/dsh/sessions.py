@@ -134,6 +134,7 @@ class SessionLog:
     problem: str = ""  # why the log could not be read (the session is then shown as unreadable)
     last_seq: int = -1  # the newest event's seq: where a pack handed out now sits in the session
     message_count: int = 0  # every message read so far, including those no longer kept in `messages`
+    read_count: int = 0  # every read call recorded so far, including those no longer kept in `reads`
     open_calls: dict[str, ToolCall] = field(default_factory=dict)  # by call id, oldest first
     skipped_events: int = 0  # events whose shape could not be read
     _calls: dict[str, tuple[str, int]] = field(default_factory=dict)
@@ -297,6 +298,7 @@ class SessionLog:
         failed = message.get("isError") is True or any(b.get("isError") is True for b in blocks) or bool(data.get("error"))
         path, seq = self._calls.pop(call_id)
         self.reads.append(Read(path, not failed, seq))
+        self.read_count += 1
         if len(self.reads) > 2 * KEEP_READS:
             del self.reads[:-KEEP_READS]
 
