@@ -72,7 +72,7 @@ def test_the_grid_shows_thumbnails_posters_durations_and_placeholders(qtbot, ope
     assert by_name["recording.mp4"].image is not None and 1900 <= by_name["recording.mp4"].duration_ms <= 2100
     assert by_name["clip.webm"].duration_ms >= 2900
     assert by_name["broken.mp4"].image is None and by_name["broken.mp4"].problem
-    assert by_name["fake.png"].image is None and by_name["fake.png"].problem.startswith("not a readable image")
+    assert by_name["fake.png"].image is None and by_name["fake.png"].problem.startswith("unreadable_image")
     assert by_name["screen-03.png"].image.width() == 256
     row = model.row_of("shots/fake.png")
     assert "Cannot show it" in model.index(row).data(Qt.ItemDataRole.ToolTipRole)

@@ -6,9 +6,9 @@ import os
 
 import pytest
 
-from knit_desktop.core.workspace import RankInput
+from knit_desktop.core.workspace import RankInput, Workspace
 from knit_desktop.services import watcher as watcher_module
-from knit_desktop.services.indexer import IndexerService
+from knit_desktop.services.indexer import FAILED_CANCELLED, IndexerService
 from knit_desktop.services.watcher import WorkspaceWatcher
 
 
@@ -54,15 +54,19 @@ def wait_for_top(qtbot, service, query, expected, timeout=8000):
 def test_service_opens_reports_progress_and_statuses(qtbot, make_workspace):
     root = make_workspace({f"n{i}.md": f"# Note {i}\n\nbody" for i in range(30)} | {"bad.md": b"\x00" * 64})
     service = IndexerService(str(root))
-    progress, statuses = [], []
+    progress = []
     service.progress.connect(lambda done, total, rel: progress.append((done, total)))
-    service.fileStatuses.connect(statuses.extend)
     with qtbot.waitSignal(service.opened, timeout=20_000) as opened:
         service.start()
     assert opened.args[0].added == 31
     assert progress[-1] == (31, 31)
-    assert ("bad.md", "skipped", "binary content in a text file") in statuses
     assert service.stop()
+    workspace = Workspace.open_persistent(str(root))  # the statuses were saved with the index
+    try:
+        status = workspace.statuses["bad.md"]
+        assert (status.state, status.reason) == ("skipped", "binary content in a text file")
+    finally:
+        workspace.close()
 
 
 def test_ranking_follows_creates_edits_atomic_saves_renames_and_deletes(qtbot, live):
@@ -125,7 +129,7 @@ def test_falls_back_to_polling_when_the_os_refuses_watches(qtbot, make_workspace
     watcher.pathsChanged.connect(seen.extend)
     watcher.start()
     try:
-        assert watcher.mode.startswith("polling: the system refused more file watches")
+        assert watcher.mode == "polling" and watcher.mode_detail
         (root / "c.md").write_text("# C", encoding="utf-8")
         qtbot.waitUntil(lambda: "c.md" in seen, timeout=8000)
     finally:
@@ -138,7 +142,7 @@ def test_indexing_can_be_cancelled(qtbot, make_workspace):
     service.progress.connect(lambda done, total, rel: service.cancel() if done == 10 else None)
     with qtbot.waitSignal(service.failed, timeout=20_000) as failed:
         service.start()
-    assert failed.args[0] == "indexing was cancelled"
+    assert failed.args[0] == FAILED_CANCELLED
     assert service.stop()
 
 

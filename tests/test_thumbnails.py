@@ -10,6 +10,7 @@ import pytest
 
 from knit_desktop.core.media.thumbnail_cache import ThumbnailCache, version_key
 from knit_desktop.services.thumbnails import ThumbnailService, decode_image
+from knit_desktop.ui.wording import problem_text
 
 from .media_fixtures import (
     copy_video,
@@ -97,7 +98,8 @@ def test_a_20000_pixel_image_that_cannot_be_decoded_scaled_is_refused_with_its_s
     path = tmp_path / "poster.png"
     huge_png(path, 20_000)
     image, problem = decode_image(str(path))
-    assert image is None and problem == "too large to make a thumbnail of (20000×20000 pixels)"
+    assert image is None and problem == "too_large:20000×20000"
+    assert problem_text(problem) == "too large to make a thumbnail of (20000×20000 pixels)"  # as the window words it
 
 
 def test_videos_get_their_first_frame_and_duration(qtbot, media, service):
@@ -110,14 +112,14 @@ def test_videos_get_their_first_frame_and_duration(qtbot, media, service):
 
 def test_broken_files_get_a_placeholder_and_a_reason(qtbot, media, service):
     got = collect(qtbot, service(), media, ["notes.png", "broken.mp4"])
-    assert got["notes.png"].image is None and got["notes.png"].problem.startswith("not a readable image")
+    assert got["notes.png"].image is None and got["notes.png"].problem.startswith("unreadable_image")
     assert got["broken.mp4"].image is None and got["broken.mp4"].problem
     gone = {}
     svc = service()
     svc.thumbnailReady.connect(lambda t: gone.__setitem__(t.rel, t))
     svc.request(str(media), [("shots/missing.png", "image")])
     qtbot.waitUntil(lambda: "shots/missing.png" in gone, timeout=5000)
-    assert gone["shots/missing.png"].problem == "the file is gone"
+    assert gone["shots/missing.png"].problem == "gone"
 
 
 def test_the_cache_answers_a_reopened_grid_without_decoding(qtbot, media, service, tmp_path):

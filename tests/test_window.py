@@ -400,7 +400,7 @@ def test_the_usage_line_shows_in_the_status_when_turned_on(qtbot, tmp_path, demo
         assert window.result.docs.rows[0].tier == "primary"
         log.append_rows([log.read_call("c1", str(demo_ws / primary)), log.result_v4("c1"),
                          log.read_call("c2", "README.md", key="path"), log.result_v4("c2")])
-        qtbot.waitUntil(lambda: "primary read" in window.result.usage, timeout=10_000)
+        qtbot.waitUntil(lambda: window.result.usage is not None and window.result.usage.primary_read, timeout=10_000)
         assert not window.status_label.isVisible()  # off by default
         settings.show_usage = True
         assert window.status_label.isVisible()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+from .dsh.usage import Usage
 from .rank.context_pack import ContextPack, Reason
 from .rank.passages import Passage
 from .rank.ranking import RankedDoc, Ranking
@@ -61,13 +62,13 @@ class ViewResult:
     media: RankedRows | None = None
     has_pack: bool = False  # a context pack was built (the relevance list of documents)
     task: str = ""  # the context pack's task line ('' without a pack)
-    usage: str = ""  # the usage line for the followed session (filled in by the live ranking)
+    usage: Usage | None = None  # what the followed session did with its last pack (filled in by the live ranking)
 
     @property
     def mode(self) -> str:
         return self.docs.mode
 
-    def with_usage(self, usage: str) -> ViewResult:
+    def with_usage(self, usage: Usage | None) -> ViewResult:
         return dataclasses.replace(self, usage=usage)
 
     def find(self, rel: str) -> ViewRow | None:

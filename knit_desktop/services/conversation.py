@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import time
 
-from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
+from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
@@ -24,7 +24,7 @@ from ..core.dsh.sessions import (
     dsh_home,
     sessions_root,
 )
-from .mailbox import Mailbox
+from .worker import Worker, WorkerThread, guarded
 
 QUIET_MS = 50
 REDISCOVER_MS = 2000  # while the sessions root does not exist yet, or a new session directory appears
@@ -66,16 +66,15 @@ class _Forwarder(FileSystemEventHandler):
                 self.worker._touched.emit(os.fsdecode(path))
 
 
-class _FollowWorker(QObject):
+class _FollowWorker(Worker):
     sessionChanged = Signal(int)  # mailbox key of the newly followed session's snapshot (None inside: no session)
     messagesChanged = Signal(int)  # mailbox key of the snapshot of new messages, new reads or a new title
     sessionsListed = Signal(int)  # mailbox key of [{"id", "title", "cwd", "updated_ms"}]
     _touched = Signal(str)
     _rediscover = Signal()
 
-    def __init__(self, home: str | None, mailbox: Mailbox) -> None:
+    def __init__(self, home: str | None) -> None:
         super().__init__()
-        self.mailbox = mailbox
         self.home = dsh_home(home)
         self.catalog = SessionCatalog(self.home)
         self.followed: SessionLog | None = None
@@ -88,6 +87,7 @@ class _FollowWorker(QObject):
         self._rediscover.connect(self.rediscover)
 
     @Slot()
+    @guarded
     def start(self) -> None:
         self._timer = QTimer(self)
         self._timer.setInterval(QUIET_MS // 2)
@@ -98,6 +98,7 @@ class _FollowWorker(QObject):
         self.rediscover()
 
     @Slot()
+    @guarded
     def rediscover(self) -> None:
         root = sessions_root(self.home)
         self.catalog.refresh()
@@ -114,6 +115,7 @@ class _FollowWorker(QObject):
         self._choose()
 
     @Slot()
+    @guarded
     def listSessions(self) -> None:
         """Top-level sessions, newest first, for the window's picker (titles of logs not read yet are empty)."""
         self.catalog.refresh()
@@ -125,6 +127,7 @@ class _FollowWorker(QObject):
         self.sessionsListed.emit(self.mailbox.post(rows))
 
     @Slot(object)
+    @guarded
     def pin(self, session_id: object) -> None:
         self.pinned = session_id if isinstance(session_id, str) and session_id else None
         self._choose()
@@ -151,6 +154,7 @@ class _FollowWorker(QObject):
             self._timer.start()
 
     @Slot()
+    @guarded
     def _flush(self) -> None:
         cutoff = time.monotonic() - QUIET_MS / 1000
         ready = [p for p, t in self._pending.items() if t <= cutoff]
@@ -174,8 +178,7 @@ class _FollowWorker(QObject):
         if not self._pending and self._timer is not None:
             self._timer.stop()
 
-    @Slot()
-    def shutdown(self) -> None:
+    def on_shutdown(self) -> None:
         for timer in (self._timer, self._poll):
             if timer is not None:
                 timer.stop()  # timers must be stopped on the thread that owns them
@@ -183,10 +186,9 @@ class _FollowWorker(QObject):
             self._observer.stop()
             self._observer.join(timeout=5)
             self._observer = None
-        QThread.currentThread().quit()
 
 
-class ConversationFollower(QObject):
+class ConversationFollower(WorkerThread):
     """GUI-side handle; every method returns at once."""
 
     sessionChanged = Signal(object)
@@ -194,25 +196,16 @@ class ConversationFollower(QObject):
     sessionsListed = Signal(object)
     _pin = Signal(object)
     _list = Signal()
-    _shutdown = Signal()
 
     def __init__(self, home: str | None = None, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self._thread = QThread()
-        self._thread.setObjectName("knit-conversation")
-        self._mailbox = Mailbox()
-        self._worker = _FollowWorker(home, self._mailbox)
-        self._worker.moveToThread(self._thread)
-        self._thread.started.connect(self._worker.start)
-        self._worker.sessionChanged.connect(lambda key: self.sessionChanged.emit(self._mailbox.take(key)))
-        self._worker.messagesChanged.connect(lambda key: self.messagesChanged.emit(self._mailbox.take(key)))
-        self._worker.sessionsListed.connect(lambda key: self.sessionsListed.emit(self._mailbox.take(key)))
-        self._pin.connect(self._worker.pin)
-        self._list.connect(self._worker.listSessions)
-        self._shutdown.connect(self._worker.shutdown)
-
-    def start(self) -> None:
-        self._thread.start()
+        worker = _FollowWorker(home)
+        super().__init__(worker, "knit-conversation", parent)
+        self._thread.started.connect(worker.start)
+        self.relay(worker.sessionChanged, self.sessionChanged)
+        self.relay(worker.messagesChanged, self.messagesChanged)
+        self.relay(worker.sessionsListed, self.sessionsListed)
+        self._pin.connect(worker.pin)
+        self._list.connect(worker.listSessions)
 
     def list_sessions(self) -> None:
         """Ask for the session list; it arrives on `sessionsListed`."""
@@ -221,9 +214,3 @@ class ConversationFollower(QObject):
     def pin(self, session_id: str | None) -> None:
         """Follow this session whatever else is active; None goes back to following the active one."""
         self._pin.emit(session_id)
-
-    def stop(self, timeout_ms: int = 10_000) -> bool:
-        if not self._thread.isRunning():
-            return True
-        self._shutdown.emit()
-        return self._thread.wait(timeout_ms)

@@ -6,23 +6,26 @@ worker's thread too (the index is not shared between threads) and handed back as
 
 from __future__ import annotations
 
-import threading
 import time
 from dataclasses import dataclass
 
-from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
+from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from PySide6.QtGui import QImage
 
 from ..core.heap import release_heap, settle_heap
 from ..core.index.boundary import os_path
 from ..core.index.preview_content import render_pdf_page
 from ..core.workspace import RankInput, RefreshReport, Workspace
-from .mailbox import Mailbox
+from .worker import Worker, WorkerThread, error_text, guarded
 
 FREEZE_EVERY = 1000  # files indexed between two heap freezes while a workspace is first indexed
 
 
 SNAPSHOT_DELAY_MS = 15_000  # after live updates, save the fast-start snapshot at most this often
+
+
+FAILED_CANCELLED = "cancelled"  # indexing was cancelled
+FAILED_OPEN = "open"  # the workspace could not be opened (detail: why)
 
 
 class IndexingCancelled(Exception):
@@ -42,23 +45,19 @@ class RankJob:
     with_context: bool = False
 
 
-class IndexWorker(QObject):
+class IndexWorker(Worker):
     progress = Signal(int, int, str)  # done, total, current file
     # Objects travel through the mailbox; signals carry its keys (see mailbox.py).
     opened = Signal(int)  # RefreshReport of the open (load + reconcile)
     documentsChanged = Signal(int)  # RefreshReport of a live update
-    fileStatuses = Signal(int)  # [(rel, state, reason)] for the files just (re)examined
     ranked = Signal(int, int)  # token, ViewResult
     previewReady = Signal(int, int)  # token, PreviewData
     pageRendered = Signal(int, int)  # token, (rel, page, pages, QImage) or (rel, page, 0, error text)
-    failed = Signal(str)
-    stopped = Signal()
+    failed = Signal(str, str)  # a code (FAILED_*), its detail
 
-    def __init__(self, root: str, cancel: threading.Event, mailbox: Mailbox, persistent: bool = True) -> None:
+    def __init__(self, root: str, persistent: bool = True) -> None:
         super().__init__()
-        self.mailbox = mailbox
         self.root = root
-        self.cancel = cancel
         self.persistent = persistent
         self.workspace: Workspace | None = None
         self._save_timer: QTimer | None = None
@@ -77,36 +76,36 @@ class IndexWorker(QObject):
             opener = Workspace.open_persistent if self.persistent else Workspace.open
             self.workspace = opener(self.root, self._progress)
         except IndexingCancelled:
-            self.failed.emit("indexing was cancelled")
+            self.failed.emit(FAILED_CANCELLED, "")
             return
         except Exception as exc:  # reported, never raised into Qt's event loop
-            self.failed.emit(f"could not open the workspace: {exc}")
+            self.failed.emit(FAILED_OPEN, error_text(exc))
             return
         settle_heap()
-        self._emit_statuses(list(self.workspace.statuses))
         self.opened.emit(self.mailbox.post(self.workspace.last_refresh))
 
     @Slot(list)
+    @guarded
     def applyPaths(self, rels: list[str]) -> None:
         if self.workspace is None:
             return
         self._after_change(self.workspace.apply_changes(rels))
 
     @Slot()
+    @guarded
     def refresh(self) -> None:
         if self.workspace is None:
             return
         try:
             report = self.workspace.refresh(self._progress)
         except IndexingCancelled:
-            self.failed.emit("indexing was cancelled")
+            self.failed.emit(FAILED_CANCELLED, "")
             return
         self._after_change(report)
 
     def _after_change(self, report: RefreshReport) -> None:
         if not report.changes:
             return
-        self._emit_statuses(report.paths)  # only the files this pass actually re-examined
         self.documentsChanged.emit(self.mailbox.post(report))
         if self._save_timer is None:  # created here so it lives on this thread
             self._save_timer = QTimer(self)
@@ -115,19 +114,14 @@ class IndexWorker(QObject):
         if not self._save_timer.isActive():
             self._save_timer.start(SNAPSHOT_DELAY_MS)
 
-    def _emit_statuses(self, rels: list[str]) -> None:
-        assert self.workspace is not None
-        statuses = self.workspace.statuses
-        self.fileStatuses.emit(self.mailbox.post(
-            [(rel, statuses[rel].state, statuses[rel].reason) if rel in statuses else (rel, "removed", "") for rel in rels]
-        ))
-
     @Slot()
+    @guarded
     def _save(self) -> None:
         if self.workspace is not None:
             self.workspace.save()
 
     @Slot(object)
+    @guarded
     def rank(self, job: RankJob) -> None:
         if self.workspace is None:
             return
@@ -137,14 +131,17 @@ class IndexWorker(QObject):
         self.ranked.emit(job.token, self.mailbox.post(result))
 
     @Slot(int, str)
+    @guarded
     def preview(self, token: int, rel: str) -> None:
-        if self.workspace is not None:
-            self.previewReady.emit(token, self.mailbox.post(self.workspace.preview(rel)))
+        if self.workspace is None:
+            raise RuntimeError("the workspace is not open")  # the pane must not wait for an answer
+        self.previewReady.emit(token, self.mailbox.post(self.workspace.preview(rel)))
 
     @Slot(int, str, int, int)
+    @guarded
     def renderPage(self, token: int, rel: str, page: int, width: int) -> None:
         if self.workspace is None:
-            return
+            raise RuntimeError("the workspace is not open")
         try:
             root = self.workspace.root
             rendered = render_pdf_page(os_path(root, rel), rel, page, width, root=root)
@@ -154,8 +151,7 @@ class IndexWorker(QObject):
         image = QImage(rendered.samples, rendered.width, rendered.height, rendered.stride, QImage.Format.Format_RGB888)
         self.pageRendered.emit(token, self.mailbox.post((rel, rendered.page, rendered.pages, image.copy())))
 
-    @Slot()
-    def shutdown(self) -> None:
+    def on_shutdown(self) -> None:
         if self._save_timer is not None and self._save_timer.isActive():
             self._save_timer.stop()
             self._save()
@@ -163,57 +159,41 @@ class IndexWorker(QObject):
             self.workspace.close()
             self.workspace = None
             release_heap()
-        self.stopped.emit()
-        QThread.currentThread().quit()
 
 
-class IndexerService(QObject):
+class IndexerService(WorkerThread):
     """Owns the worker thread; every method returns at once."""
 
     progress = Signal(int, int, str)
     opened = Signal(object)
     documentsChanged = Signal(object)
-    fileStatuses = Signal(object)
     ranked = Signal(int, object)
     previewReady = Signal(int, object)
     pageRendered = Signal(int, object)
-    failed = Signal(str)
+    failed = Signal(str, str)  # code (FAILED_*), detail
 
     _applyPaths = Signal(list)
     _preview = Signal(int, str)
     _renderPage = Signal(int, str, int, int)
     _refresh = Signal()
     _rank = Signal(object)
-    _shutdown = Signal()
 
     def __init__(self, root: str, persistent: bool = True, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self._cancel = threading.Event()
-        self._thread = QThread()
-        self._thread.setObjectName("knit-indexer")
-        self._mailbox = Mailbox()
-        self._worker = IndexWorker(root, self._cancel, self._mailbox, persistent)
-        self._worker.moveToThread(self._thread)
-        self._thread.started.connect(self._worker.open)
-        take = self._mailbox.take
-        self._worker.progress.connect(self.progress)
-        self._worker.failed.connect(self.failed)
-        self._worker.opened.connect(lambda key: self.opened.emit(take(key)))
-        self._worker.documentsChanged.connect(lambda key: self.documentsChanged.emit(take(key)))
-        self._worker.fileStatuses.connect(lambda key: self.fileStatuses.emit(take(key)))
-        self._worker.ranked.connect(lambda token, key: self.ranked.emit(token, take(key)))
-        self._applyPaths.connect(self._worker.applyPaths)
-        self._refresh.connect(self._worker.refresh)
-        self._rank.connect(self._worker.rank)
-        self._worker.previewReady.connect(lambda token, key: self.previewReady.emit(token, take(key)))
-        self._worker.pageRendered.connect(lambda token, key: self.pageRendered.emit(token, take(key)))
-        self._preview.connect(self._worker.preview)
-        self._renderPage.connect(self._worker.renderPage)
-        self._shutdown.connect(self._worker.shutdown)
-        self._next_token = 0
-
-    def start(self) -> None:
-        self._thread.start()
+        worker = IndexWorker(root, persistent)
+        super().__init__(worker, "knit-indexer", parent)
+        self._thread.started.connect(worker.open)
+        worker.progress.connect(self.progress)
+        worker.failed.connect(self.failed)
+        self.relay(worker.opened, self.opened)
+        self.relay(worker.documentsChanged, self.documentsChanged)
+        self.relay(worker.ranked, self.ranked)
+        self.relay(worker.previewReady, self.previewReady)
+        self.relay(worker.pageRendered, self.pageRendered)
+        self._applyPaths.connect(worker.applyPaths)
+        self._refresh.connect(worker.refresh)
+        self._rank.connect(worker.rank)
+        self._preview.connect(worker.preview)
+        self._renderPage.connect(worker.renderPage)
 
     def apply_paths(self, rels: list[str]) -> None:
         self._applyPaths.emit(list(rels))
@@ -223,45 +203,18 @@ class IndexerService(QObject):
 
     def rank(self, request: RankInput, **options) -> int:
         """Queue a ranking; the answer arrives on `ranked` with the returned token."""
-        self._next_token += 1
-        self._rank.emit(RankJob(self._next_token, request, **options))
-        return self._next_token
+        token = self.new_token()
+        self._rank.emit(RankJob(token, request, **options))
+        return token
 
     def preview(self, rel: str) -> int:
         """Queue reading a document for the preview pane; the answer arrives on `previewReady`."""
-        self._next_token += 1
-        self._preview.emit(self._next_token, rel)
-        return self._next_token
+        token = self.new_token()
+        self._preview.emit(token, rel)
+        return token
 
     def render_page(self, rel: str, page: int, width: int) -> int:
         """Queue rendering a PDF page (PyMuPDF stays on this thread); the image arrives on `pageRendered`."""
-        self._next_token += 1
-        self._renderPage.emit(self._next_token, rel, page, width)
-        return self._next_token
-
-    def cancel(self) -> None:
-        self._cancel.set()
-
-    def retire(self) -> None:
-        """Cancel, save and end the thread without waiting; the service deletes itself when the thread ends."""
-        if not self._thread.isRunning():
-            self.deleteLater()
-            return
-        self._cancel.set()
-        self._thread.finished.connect(self.deleteLater)
-        self._shutdown.emit()
-
-    def is_running(self) -> bool:
-        return self._thread.isRunning()
-
-    def wait(self, timeout_ms: int = 10_000) -> bool:
-        """Block until the thread has ended (application exit only)."""
-        return self._thread.wait(timeout_ms)
-
-    def stop(self, timeout_ms: int = 10_000) -> bool:
-        """Cancel any indexing, save, and end the thread (waits: for application exit only)."""
-        if not self._thread.isRunning():
-            return True
-        self._cancel.set()
-        self._shutdown.emit()
-        return self._thread.wait(timeout_ms)
+        token = self.new_token()
+        self._renderPage.emit(token, rel, page, width)
+        return token

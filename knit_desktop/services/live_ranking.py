@@ -14,7 +14,7 @@ from PySide6.QtCore import QObject, Signal
 
 from ..core.dsh.conversation import ConversationTail, Message
 from ..core.dsh.sessions import KEEP_READS, Read
-from ..core.dsh.usage import PackSnapshot, UsageAudit
+from ..core.dsh.usage import PackSnapshot, Usage, UsageAudit
 from ..core.index.boundary import UnsafeWorkspace, check_workspace
 from ..core.memory.triggers import asks_to_remember
 from ..core.view import ViewResult
@@ -40,11 +40,11 @@ class LiveRanking(QObject):
     sessionChanged = Signal(object)  # the followed session's snapshot (or None)
     indexProgress = Signal(int, int, str)
     indexOpened = Signal(object)  # the RefreshReport of the workspace's first look
-    fileStatuses = Signal(object)
-    watchModeChanged = Signal(str)
+    watchModeChanged = Signal(str, str)  # a watcher mode (watcher.MODE_*), its detail
     previewReady = Signal(int, object)  # token of a preview request, PreviewData
     pageRendered = Signal(int, object)  # token, (rel, page, pages, QImage) or (rel, page, 0, error)
-    failed = Signal(str)
+    failed = Signal(str, str)  # an indexer failure code (indexer.FAILED_*), its detail
+    errored = Signal(int, str)  # a worker call failed: its token (0: not a request), what went wrong
     rememberRequested = Signal(str)  # the user's own new message asks to remember something
 
     def __init__(self, dsh_home: str | None = None, workspace: str | None = None, persistent: bool = True,
@@ -72,6 +72,7 @@ class LiveRanking(QObject):
         self.follower = ConversationFollower(dsh_home, self)
         self.follower.sessionChanged.connect(self._on_session)
         self.follower.messagesChanged.connect(self._on_messages)
+        self.follower.errored.connect(self.errored)
 
     def start(self) -> None:
         if self.pinned_workspace:
@@ -164,8 +165,8 @@ class LiveRanking(QObject):
         indexer.ranked.connect(self._on_ranked)
         indexer.previewReady.connect(self.previewReady)
         indexer.pageRendered.connect(self.pageRendered)
-        indexer.fileStatuses.connect(self.fileStatuses)
         indexer.failed.connect(self.failed)
+        indexer.errored.connect(self.errored)
         indexer.progress.connect(self.indexProgress)
         watcher = WorkspaceWatcher(root, self)
         watcher.pathsChanged.connect(indexer.apply_paths)
@@ -183,10 +184,7 @@ class LiveRanking(QObject):
             self._watcher = None
         if self._indexer is not None:
             indexer, self._indexer = self._indexer, None
-            indexer.opened.disconnect(self._on_opened)
-            indexer.ranked.disconnect(self._on_ranked)
-            indexer.previewReady.disconnect(self.previewReady)
-            indexer.pageRendered.disconnect(self.pageRendered)
+            indexer.disconnect_all()  # nothing the old workspace's worker still says reaches the window
             if wait:
                 indexer.stop()
             else:
@@ -215,14 +213,14 @@ class LiveRanking(QObject):
         # would stay out of the collector's reach for good (core/heap.py).
         self.rankingChanged.emit(result)
 
-    def _usage(self, result: ViewResult) -> str:
-        """The usage line for the followed session (the same facts knit_docs gives the agent with audit on)."""
+    def _usage(self, result: ViewResult) -> Usage | None:
+        """The usage facts for the followed session (the same facts knit_docs gives the agent with audit on)."""
         session = self.session
         if not session or not result.has_pack or not session["session"]["id"]:
-            return ""
+            return None
         sid = session["session"]["id"]
         indexed = {r.rel for r in result.docs.rows}
         usage = self.audit.usage(sid, self.reads, root=self.root, cwd=session["session"]["cwd"],
                                  is_indexed=indexed.__contains__)
         self.audit.record_snapshot(sid, PackSnapshot(session.get("last_seq", -1), result.task, result.pack_tiers()))
-        return usage.line() if usage is not None else ""
+        return usage

@@ -24,7 +24,6 @@ from PySide6.QtCore import (
     QObject,
     QSize,
     Qt,
-    QThread,
     QTimer,
     QUrl,
     Signal,
@@ -32,14 +31,31 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QImage, QImageReader
 
-from ..core.index.boundary import OUTSIDE_REASON, resolve_inside
+from ..core.index.boundary import resolve_inside
 from ..core.media.thumbnail_cache import THUMB_EDGE, ThumbnailCache, version_key
 from ..core.paths import app_home
 from . import multimedia
-from .mailbox import Mailbox
+from .worker import Worker, WorkerThread, guarded
 
 if TYPE_CHECKING:
     from PySide6.QtMultimedia import QMediaPlayer, QVideoFrame
+
+# Why a thumbnail or an image could not be made: a code, or "code:detail" with the system's own words as the
+# detail. Codes, not sentences, because the window words them in the user's language (ui/wording.py) and the
+# disk cache keeps them across language switches.
+GONE = "gone"
+OUTSIDE = "outside"
+UNREADABLE_IMAGE = "unreadable_image"
+TOO_LARGE = "too_large"  # detail: width×height
+VIDEO_TIMEOUT = "video_timeout"
+UNPLAYABLE_VIDEO = "unplayable_video"
+VIDEO_NO_PICTURE = "video_no_picture"
+FAILED = "failed"  # detail: the error a worker call ended with
+
+
+def coded(code: str, detail: str = "") -> str:
+    return f"{code}:{detail}" if detail else code
+
 
 MAX_PLAYERS = 2
 PROBE_TIMEOUT_MS = 8000
@@ -50,7 +66,7 @@ class Thumbnail:
     rel: str
     image: QImage | None  # None: show a placeholder
     duration_ms: int = 0
-    problem: str = ""
+    problem: str = ""  # a code (see GONE…), or "code:detail"; '' when the image is there
     needs_multimedia: bool = False  # a video while Qt Multimedia cannot load: the window words it
 
 
@@ -84,7 +100,7 @@ def decode_image(path: str, edge: int = THUMB_EDGE) -> tuple[QImage | None, str]
         if size.isValid() and size.width() * size.height() * 4 > QImageReader.allocationLimit() * 1024 * 1024:
             # JPEG decodes straight at the scaled size; PNG and others would need the whole image in memory,
             # which Qt refuses beyond its allocation limit (and so do we).
-            return None, f"too large to make a thumbnail of ({size.width()}×{size.height()} pixels)"
+            return None, coded(TOO_LARGE, f"{size.width()}×{size.height()}")
         return None, _reader_problem(reader, path)
     if image.width() > edge or image.height() > edge:  # formats that ignore the scaled size
         image = image.scaled(edge, edge, Qt.AspectRatioMode.KeepAspectRatio, Qt.TransformationMode.SmoothTransformation)
@@ -93,34 +109,33 @@ def decode_image(path: str, edge: int = THUMB_EDGE) -> tuple[QImage | None, str]
 
 def _reader_problem(reader: QImageReader, path: str) -> str:
     if not os.path.exists(path):
-        return "the file is gone"
-    text = reader.errorString()
-    return f"not a readable image ({text})" if text else "not a readable image"
+        return GONE
+    return coded(UNREADABLE_IMAGE, reader.errorString())
 
 
-class _ThumbnailWorker(QObject):
+class _ThumbnailWorker(Worker):
     """Lives on the worker thread: cache lookups, image decoding, PNG encoding and cache writes."""
 
-    ready = Signal(int)  # mailbox key of a Thumbnail
-    videoNeeded = Signal(str, str, str)  # rel, path, cache key
+    ready = Signal(int, int)  # token of the request (0: a stored poster), mailbox key of a Thumbnail
+    videoNeeded = Signal(int, str, str, str)  # token, rel, path, cache key
     imageLoaded = Signal(int, int)  # token, mailbox key of (QImage | None, problem)
 
-    def __init__(self, cache: ThumbnailCache, mailbox: Mailbox) -> None:
+    def __init__(self, cache: ThumbnailCache) -> None:
         super().__init__()
         self.cache = cache
-        self.mailbox = mailbox
         self.decoded = 0
         self.from_cache = 0
 
-    @Slot(str, str, str)
-    def load(self, root: str, rel: str, kind: str) -> None:
+    @Slot(int, str, str, str)
+    @guarded
+    def load(self, token: int, root: str, rel: str, kind: str) -> None:
         path = resolve_inside(root, rel)
         if path is None:
-            self._send(Thumbnail(rel, None, 0, OUTSIDE_REASON))
+            self._send(Thumbnail(rel, None, 0, OUTSIDE), token)
             return
         key = version_key(path)
         if key is None:
-            self._send(Thumbnail(rel, None, 0, "the file is gone"))
+            self._send(Thumbnail(rel, None, 0, GONE), token)
             return
         cached = self.cache.get(key)
         if cached is not None:
@@ -129,23 +144,25 @@ class _ThumbnailWorker(QObject):
             if cached.png is not None and (image is None or image.isNull()):
                 cached = None  # a damaged cache entry: make it again
             else:
-                self._send(Thumbnail(rel, image, cached.duration_ms, cached.problem))
+                self._send(Thumbnail(rel, image, cached.duration_ms, cached.problem), token)
                 return
         if kind == "video":
-            self.videoNeeded.emit(rel, path, key)
+            self.videoNeeded.emit(token, rel, path, key)
             return
         image, problem = decode_image(path)
         self.decoded += 1
         self.cache.put(key, png_bytes(image) if image is not None else None, 0, problem)
-        self._send(Thumbnail(rel, image, 0, problem))
+        self._send(Thumbnail(rel, image, 0, problem), token)
 
     @Slot(int, str, int)
+    @guarded
     def loadImage(self, token: int, path: str, edge: int) -> None:
         """An image for the preview pane, up to `edge` pixels on its longer side."""
         image, problem = decode_image(path, edge)
         self.imageLoaded.emit(token, self.mailbox.post((image, problem)))
 
     @Slot(int)
+    @guarded
     def store(self, mail: int) -> None:
         """A poster read on the GUI thread: encode and cache it here, then hand it back."""
         item = self.mailbox.take(mail)
@@ -156,8 +173,8 @@ class _ThumbnailWorker(QObject):
                        thumb.problem)
         self._send(thumb)
 
-    def _send(self, thumb: Thumbnail) -> None:
-        self.ready.emit(self.mailbox.post(thumb))
+    def _send(self, thumb: Thumbnail, token: int = 0) -> None:
+        self.ready.emit(token, self.mailbox.post(thumb))
 
 
 class _VideoProbe(QObject):
@@ -179,7 +196,7 @@ class _VideoProbe(QObject):
         self.player.errorOccurred.connect(self._on_error)
         self.sink.videoFrameChanged.connect(self._on_frame)
         self.timer = QTimer(self, singleShot=True, interval=PROBE_TIMEOUT_MS)
-        self.timer.timeout.connect(lambda: self._finish(None, "no picture could be read from this video in time"))
+        self.timer.timeout.connect(lambda: self._finish(None, VIDEO_TIMEOUT))
         self.timer.start()
         self.player.setSource(QUrl.fromLocalFile(path))
 
@@ -190,12 +207,12 @@ class _VideoProbe(QObject):
             self.duration = max(0, self.player.duration())
             self.player.play()  # no audio output is attached: silent
         elif status == QMediaPlayer.MediaStatus.InvalidMedia:
-            self._finish(None, f"not a playable video ({self.player.errorString() or 'unknown format'})")
+            self._finish(None, coded(UNPLAYABLE_VIDEO, self.player.errorString()))
         elif status == QMediaPlayer.MediaStatus.EndOfMedia and not self.done:
-            self._finish(None, "the video has no picture")
+            self._finish(None, VIDEO_NO_PICTURE)
 
     def _on_error(self, _error: QMediaPlayer.Error, text: str) -> None:
-        self._finish(None, f"not a playable video ({text})" if text else "not a playable video")
+        self._finish(None, coded(UNPLAYABLE_VIDEO, text))
 
     def _on_frame(self, frame: QVideoFrame) -> None:
         if self.done or not frame.isValid():
@@ -224,37 +241,36 @@ class _VideoProbe(QObject):
         self.deleteLater()
 
 
-class ThumbnailService(QObject):
-    """GUI-side handle: `request` returns at once; answers arrive on `thumbnailReady`."""
+class ThumbnailService(WorkerThread):
+    """GUI-side handle: `request` returns at once; answers arrive on `thumbnailReady`. A thumbnail whose loading
+    failed comes back as a placeholder with the error (and is asked for again next time it is wanted); a failed
+    `load_image` comes back on `imageLoaded` with the error as its problem. Nobody waits for ever."""
 
     thumbnailReady = Signal(object)  # Thumbnail
     imageLoaded = Signal(int, object, str)  # token, QImage or None, problem
-    _load = Signal(str, str, str)
+    _load = Signal(int, str, str, str)
     _store = Signal(int)
     _loadImage = Signal(int, str, int)
 
     def __init__(self, cache_dir: str | None = None, parent: QObject | None = None) -> None:
-        super().__init__(parent)
         self.cache = ThumbnailCache(Path(cache_dir) if cache_dir else app_home() / "thumbnails")
-        self._mailbox = Mailbox()
-        self._thread = QThread()
-        self._thread.setObjectName("knit-thumbnails")
-        self._worker = _ThumbnailWorker(self.cache, self._mailbox)
-        self._worker.moveToThread(self._thread)
-        self._load.connect(self._worker.load)
-        self._store.connect(self._worker.store)
-        self._loadImage.connect(self._worker.loadImage)
-        self._worker.imageLoaded.connect(self._on_image)
-        self._next_token = 0
-        self._worker.ready.connect(self._on_ready)
-        self._worker.videoNeeded.connect(self._queue_video)
-        self._thread.finished.connect(self._worker.deleteLater)
+        worker = _ThumbnailWorker(self.cache)
+        super().__init__(worker, "knit-thumbnails", parent)
+        self._load.connect(worker.load)
+        self._store.connect(worker.store)
+        self._loadImage.connect(worker.loadImage)
+        worker.imageLoaded.connect(self._on_image)
+        worker.ready.connect(self._on_ready)
+        worker.videoNeeded.connect(self._queue_video)
+        self.errored.connect(self._on_errored)
+        self._pending: dict[int, tuple[str, str, int]] = {}  # token -> what a thumbnail request asked for
+        self._pending_images: set[int] = set()
         self._asked: set[tuple[str, str, int]] = set()
         self._videos: deque[tuple[str, str, str]] = deque()
         self._probes: list[_VideoProbe] = []
         self.probed = 0
         self._root = ""
-        self._thread.start()
+        self.start()
 
     # --- requests ------------------------------------------------------------------------------------
 
@@ -269,19 +285,33 @@ class ThumbnailService(QObject):
             if key in self._asked:
                 continue
             self._asked.add(key)
-            self._load.emit(root, rel, kind)
+            token = self.new_token()
+            self._pending[token] = key
+            self._load.emit(token, root, rel, kind)
 
     def load_image(self, path: str, edge: int = 4096) -> int:
         """Decode an image for viewing off the GUI thread; the answer comes on `imageLoaded` with this token."""
-        self._next_token += 1
-        self._loadImage.emit(self._next_token, path, edge)
-        return self._next_token
+        token = self.new_token()
+        self._pending_images.add(token)
+        self._loadImage.emit(token, path, edge)
+        return token
 
     def _on_image(self, token: int, key: int) -> None:
+        self._pending_images.discard(token)
         item = self._mailbox.take(key)
         if item is not None:
             image, problem = item
             self.imageLoaded.emit(token, image, problem)
+
+    def _on_errored(self, token: int, message: str) -> None:
+        """A worker call failed: answer it with the error, and forget a thumbnail request so it is asked again."""
+        if token in self._pending_images:
+            self._pending_images.discard(token)
+            self.imageLoaded.emit(token, None, coded(FAILED, message))
+        key = self._pending.pop(token, None)
+        if key is not None:
+            self._asked.discard(key)
+            self.thumbnailReady.emit(Thumbnail(key[1], None, 0, coded(FAILED, message)))
 
     @property
     def decoded(self) -> int:
@@ -293,12 +323,14 @@ class ThumbnailService(QObject):
 
     # --- answers -------------------------------------------------------------------------------------
 
-    def _on_ready(self, key: int) -> None:
+    def _on_ready(self, token: int, key: int) -> None:
+        self._pending.pop(token, None)
         thumb = self._mailbox.take(key)
         if thumb is not None:
             self.thumbnailReady.emit(thumb)
 
-    def _queue_video(self, rel: str, path: str, key: str) -> None:
+    def _queue_video(self, token: int, rel: str, path: str, key: str) -> None:
+        self._pending.pop(token, None)  # the probe below always answers (a timeout at worst)
         if not multimedia.multimedia_available()[0]:
             self.thumbnailReady.emit(Thumbnail(rel, None, 0, multimedia.unavailable_problem(), needs_multimedia=True))
             return
@@ -327,5 +359,4 @@ class ThumbnailService(QObject):
             probe.dispose()
         self._probes.clear()
         self._videos.clear()
-        self._thread.quit()
-        return self._thread.wait(timeout_ms)
+        return super().stop(timeout_ms)

@@ -81,17 +81,23 @@ def _listdir_skipping_ignored(path: str):
     return (entry for entry in os.scandir(path) if not (entry.is_dir(follow_symlinks=False) and is_skipped_dir(entry.name)))
 
 
+MODE_WATCHING = "watching"  # the system's file notifications
+MODE_POLLING = "polling"  # the system refused more watches: the workspace is listed every few seconds
+MODE_STOPPED = "stopped"
+
+
 class WorkspaceWatcher(QObject):
     pathsChanged = Signal(list)  # workspace-relative paths, each quiet for QUIET_MS
     rescanNeeded = Signal()  # a directory appeared, vanished or moved: walk again
-    modeChanged = Signal(str)  # "watching" or "polling: <why>"
+    modeChanged = Signal(str, str)  # a MODE_* code, its detail (polling: why the system refused to watch)
 
     _arrived = Signal(list, int)  # int, not bool: a bool crossing threads trips a PySide refcount bug
 
     def __init__(self, root: str, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.root = os.path.realpath(root)
-        self.mode = "stopped"
+        self.mode = MODE_STOPPED
+        self.mode_detail = ""
         self._observer = None
         self._pending: dict[str, float] = {}
         self._rescan = False
@@ -117,7 +123,7 @@ class WorkspaceWatcher(QObject):
             for directory, recursive in plan_watches(self.root):
                 observer.schedule(forwarder, directory, recursive=recursive)
             observer.start()
-            self._set_mode("watching")
+            self._set_mode(MODE_WATCHING)
         except OSError as exc:  # inotify watch or instance limits
             with contextlib.suppress(Exception):
                 observer.unschedule_all()
@@ -130,11 +136,11 @@ class WorkspaceWatcher(QObject):
         observer.schedule(_Forwarder(self), self.root, recursive=True)
         observer.start()
         self._observer = observer
-        self._set_mode(f"polling: the system refused more file watches ({exc.strerror or exc})")
+        self._set_mode(MODE_POLLING, str(exc.strerror or exc))
 
     def _replan(self) -> None:
         """Directories appeared or vanished: watch what is there now (inotify mode only)."""
-        if self._observer is None or not self.mode.startswith("watching"):
+        if self._observer is None or self.mode != MODE_WATCHING:
             return
         try:
             self._observer.unschedule_all()
@@ -154,11 +160,11 @@ class WorkspaceWatcher(QObject):
             if wait:
                 self._observer.join(timeout=5)
             self._observer = None
-        self._set_mode("stopped")
+        self._set_mode(MODE_STOPPED)
 
-    def _set_mode(self, mode: str) -> None:
-        self.mode = mode
-        self.modeChanged.emit(mode)
+    def _set_mode(self, mode: str, detail: str = "") -> None:
+        self.mode, self.mode_detail = mode, detail
+        self.modeChanged.emit(mode, detail)
 
     @Slot(list, int)
     def _on_arrived(self, rels: list[str], is_directory: int) -> None:

@@ -27,6 +27,8 @@ from ..core.index.documents import kind_for_name
 from ..core.rank.passages import Passage
 from ..core.view import ViewResult
 from ..services import multimedia
+from ..services.indexer import FAILED_CANCELLED
+from ..services.watcher import MODE_POLLING
 from .all_view import AllView
 from .document_model import DocumentListModel
 from .document_view import DocumentListView
@@ -36,7 +38,7 @@ from .media_preview import video_unavailable_text
 from .media_view import MediaGridView
 from .preview import PreviewPane
 from .settings import KINDS, Settings, clamp_ratio
-from .wording import relative_time_text, topic_line
+from .wording import relative_time_text, topic_line, usage_text
 
 FOLLOW_ACTIVE = ""
 
@@ -65,7 +67,7 @@ class MainWindow(QMainWindow):
         self.result: ViewResult | None = None
         self.root = ""
         self.session: dict | None = None
-        self.status = {"progress": "", "watch": "", "problems": 0, "failed": "", "memory": ""}
+        self.status = {"progress": "", "watch": "", "problems": 0, "failed": ("", ""), "memory": "", "error": ""}
         self._shown_first = False
         self._preview_windows: list = []
 
@@ -119,8 +121,11 @@ class MainWindow(QMainWindow):
         ranking.sessionChanged.connect(self._on_session)
         ranking.indexProgress.connect(self._on_progress)
         ranking.indexOpened.connect(lambda _r: self._set_status(progress=""))
-        ranking.watchModeChanged.connect(lambda mode: self._set_status(watch=mode))
-        ranking.failed.connect(lambda text: self._set_status(failed=text))
+        ranking.watchModeChanged.connect(lambda mode, _detail: self._set_status(watch=mode))
+        ranking.failed.connect(lambda code, detail: self._set_status(failed=(code, detail)))
+        ranking.errored.connect(lambda _token, message: self._set_status(error=message))
+        if images is not None:
+            images.errored.connect(lambda _token, message: self._set_status(error=message))
         ranking.follower.sessionsListed.connect(self._fill_sessions)
         settings.changed.connect(self._on_setting)
 
@@ -294,6 +299,7 @@ class MainWindow(QMainWindow):
 
     def _on_workspace(self, root: str) -> None:
         self.root = root
+        self.status.update(failed=("", ""), error="")  # those were the previous workspace's
         self.result = None
         self.model.set_ranked(None, self.clock())
         self.grid_model.set_results([], self.clock())
@@ -362,15 +368,20 @@ class MainWindow(QMainWindow):
 
     def _show_status(self) -> None:
         parts = [self.status["progress"]]
-        if self.status["watch"] == "polling":
+        if self.status["watch"] == MODE_POLLING:
             parts.append(self.tr("Watching by polling (the system refused more folder watches)"))
-        if self.status["failed"]:
-            parts.append(self.tr("Failed to read: %1").replace("%1", self.status["failed"]))
+        code, detail = self.status["failed"]
+        if code == FAILED_CANCELLED:
+            parts.append(self.tr("Indexing was cancelled"))
+        elif code:
+            parts.append(self.tr("Could not open the workspace: %1").replace("%1", detail))
+        if self.status["error"]:
+            parts.append(self.tr("Something went wrong in the background: %1").replace("%1", self.status["error"]))
         if not multimedia.multimedia_available()[0]:
             parts.append(video_unavailable_text())
         if self.status["memory"]:
             parts.append(self.status["memory"])
-        usage = self.result.usage if self.result is not None else ""
+        usage = usage_text(self.result.usage) if self.result is not None else ""
         if usage and self.settings.show_usage:
             parts.append(usage)
         text = " · ".join(p for p in parts if p)

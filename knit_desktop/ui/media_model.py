@@ -10,7 +10,7 @@ from ..core.media.layout import duration_text
 from ..core.view import ViewRow
 from .document_model import RelRole, matches_filter
 from .media_preview import video_unavailable_text
-from .wording import is_new, relative_time_text
+from .wording import is_new, problem_text, relative_time_text
 
 MediaRole = Qt.ItemDataRole.UserRole + 3  # the ViewRow
 ThumbRole = Qt.ItemDataRole.UserRole + 4  # the Thumbnail, or None while it is on its way
@@ -102,7 +102,7 @@ class MediaGridModel(QAbstractListModel):
             return self.accessible_name(index.row())
         if role == Qt.ItemDataRole.ToolTipRole:
             thumb = self.thumbnail(index.row())
-            problem = getattr(thumb, "problem", "")
+            problem = problem_text(getattr(thumb, "problem", ""))
             if getattr(thumb, "needs_multimedia", False):
                 problem = video_unavailable_text()
             tip = item.rel

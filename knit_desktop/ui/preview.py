@@ -44,6 +44,7 @@ from ..core.index.preview_content import PreviewData
 from ..core.rank.passages import Passage
 from ..services import multimedia
 from .media_preview import ImageView, VideoPlayer, video_unavailable_text
+from .wording import problem_text
 
 _MD_SYNTAX = re.compile(r"^\s{0,3}(#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)|[*_`~]|!?\[([^\[\]]*)\]\([^()]*\)")
 
@@ -135,6 +136,7 @@ class PreviewPane(QFrame):
         self._fullscreen = False
         ranking.previewReady.connect(self._on_preview)
         ranking.pageRendered.connect(self._on_page)
+        ranking.errored.connect(self._on_errored)
 
         self.path_button = QToolButton(objectName="PathButton")
         self.path_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
@@ -231,6 +233,8 @@ class PreviewPane(QFrame):
             self._show_media(root, rel, kind)
             return
         self._token = self.ranking.preview(rel)
+        if not self._token:  # no workspace is open: no answer would ever come
+            self._show_problem(self.tr("no workspace is open"))
 
     def _show_media(self, root: str, rel: str, kind: str) -> None:
         self._token = 0
@@ -255,11 +259,19 @@ class PreviewPane(QFrame):
         if token != self._image_token or self.kind != "image":
             return
         if image is None:
-            self.message.setText(self.tr("Cannot show this document: %1").replace("%1", problem))
-            self.stack.setCurrentWidget(self.message)
+            self._show_problem(problem_text(problem))
             return
         self.stack.setCurrentWidget(self.image_view)
         self.image_view.set_image(image)
+
+    def _show_problem(self, problem: str) -> None:
+        self.message.setText(self.tr("Cannot show this document: %1").replace("%1", problem))
+        self.stack.setCurrentWidget(self.message)
+
+    def _on_errored(self, token: int, message: str) -> None:
+        """The worker failed on this pane's request: say so instead of "Loading…" for ever."""
+        if token and token in (self._token, self._page_token):
+            self._show_problem(message)
 
     def _set_path(self, rel: str) -> None:
         folder, _, name = rel.rpartition("/")
@@ -272,8 +284,7 @@ class PreviewPane(QFrame):
         self.data = data
         self._update_links()
         if data.problem:
-            self.message.setText(self.tr("Cannot show this document: %1").replace("%1", data.problem))
-            self.stack.setCurrentWidget(self.message)
+            self._show_problem(problem_text(data.problem))
             return
         if data.kind == "pdf":
             self.pages = data.pages

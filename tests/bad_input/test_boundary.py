@@ -22,6 +22,7 @@ from knit_desktop.core.index.boundary import (
     resolve_inside,
     unsafe_workspace_reason,
 )
+from knit_desktop.core.index.preview_content import PREVIEW_OUTSIDE
 from knit_desktop.core.paths import index_db_path
 from knit_desktop.core.workspace import RankInput, Workspace
 
@@ -63,7 +64,7 @@ def test_links_leading_out_are_listed_as_skipped_and_never_read(leaky):
     assert states["alias.md"] == ("indexed", "")
     ranked = [r.doc.rel for r in ws.rank(RankInput.from_query("zebra"), now_ms=0).ranked]
     assert sorted(ranked) == ["alias.md", "notes.md"]
-    assert ws.preview("absolute.md").problem == "the path leads outside the workspace" and not ws.preview(
+    assert ws.preview("absolute.md").problem == PREVIEW_OUTSIDE and not ws.preview(
         "absolute.md").text
     assert ws.preview("../outside/secret.md").problem
     ws.close()

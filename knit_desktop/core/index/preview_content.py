@@ -14,6 +14,10 @@ if TYPE_CHECKING:
     import pymupdf
 
 PREVIEW_BYTES = 512 * 1024
+# Why a preview cannot be shown, as codes the window words in the user's language (ui/wording.py).
+PREVIEW_OUTSIDE = "outside"
+PREVIEW_ENCRYPTED = "encrypted_pdf"
+PREVIEW_UNREADABLE = "unreadable"  # followed by ":" and the reason (the system's or the extractor's words)
 
 
 @dataclass
@@ -26,7 +30,7 @@ class PreviewData:
     pages: int = 0  # PDFs
     links_in: list[tuple[str, int]] = field(default_factory=list)  # (source rel, line in the source)
     links_out: list[tuple[str, int]] = field(default_factory=list)  # (target rel, line in this document)
-    problem: str = ""  # why the text could not be shown
+    problem: str = ""  # why the text could not be shown: PREVIEW_* code, or "unreadable:<the system's words>"
 
 
 def open_pdf(root: str | None, path: str) -> pymupdf.Document:
@@ -47,7 +51,7 @@ def load_preview(root: str, rel: str, kind: str, graph: LinkGraph | None) -> Pre
     path = os_path(root_real, rel)
     data = PreviewData(rel, kind, path)
     if resolve_inside(root_real, rel) is None:
-        data.problem = "the path leads outside the workspace"
+        data.problem = PREVIEW_OUTSIDE
         return data
     if graph is not None:
         data.links_in = sorted(graph.incoming_of(rel).items())
@@ -56,7 +60,7 @@ def load_preview(root: str, rel: str, kind: str, graph: LinkGraph | None) -> Pre
         if kind == "pdf":
             with open_pdf(root_real, path) as pdf:
                 if pdf.needs_pass:
-                    data.problem = "encrypted PDF (a password is required)"
+                    data.problem = PREVIEW_ENCRYPTED
                 data.pages = pdf.page_count
                 if data.pages and not pdf.needs_pass:
                     pdf.load_page(0).get_text("text")  # a damaged page tree shows here, not in the pane
@@ -64,9 +68,9 @@ def load_preview(root: str, rel: str, kind: str, graph: LinkGraph | None) -> Pre
             raw = read_inside(root_real, path, PREVIEW_BYTES + 1)
             data.text, data.truncated, _, _ = decode_text(raw, PREVIEW_BYTES)
     except (SkipFile, OutsideWorkspace) as exc:
-        data.problem = str(exc)
+        data.problem = f"{PREVIEW_UNREADABLE}:{exc}"
     except Exception as exc:  # noqa: BLE001 - PyMuPDF raises its own types for damage; shown in the pane
-        data.problem = getattr(exc, "strerror", None) or str(exc) or exc.__class__.__name__
+        data.problem = f"{PREVIEW_UNREADABLE}:{getattr(exc, 'strerror', None) or str(exc) or exc.__class__.__name__}"
     return data
 
 
