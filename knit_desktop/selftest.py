@@ -65,8 +65,8 @@ def run_selftest(timeout_s: float = 20.0) -> dict:
         switcher.apply(language)
         languages[language] = {
             "catalogues": len(switcher._installed),
-            "sample": QCoreApplication.translate("MainWindow", "Relevant"),
-            "ok": QCoreApplication.translate("MainWindow", "Relevant") == expected,
+            "sample": QCoreApplication.translate("HeaderBar", "Relevant"),
+            "ok": QCoreApplication.translate("HeaderBar", "Relevant") == expected,
         }
     languages["zh_CN"]["ok"] = languages["zh_CN"]["ok"] and languages["zh_CN"]["catalogues"] == 2  # ours + Qt's
     switcher.clear()

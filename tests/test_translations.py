@@ -70,4 +70,4 @@ def test_relative_times_and_plurals_in_both_languages(qapp):
         assert QCoreApplication.translate("DocumentListModel", "%n docs", "", 2) == "2 篇"
     finally:
         switcher.clear()
-    assert QCoreApplication.translate("MainWindow", "Relevant") == "Relevant"
+    assert QCoreApplication.translate("HeaderBar", "Relevant") == "Relevant"

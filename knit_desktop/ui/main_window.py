@@ -1,46 +1,26 @@
-"""The companion window: header (workspace, session, topic line, sort, kinds, filter), the list, the preview."""
+"""The companion window: it assembles the header bar, the list views (documents, media grid, All), the preview
+controller and the status line, routes the ranking's results to the views and the keys between the parts."""
 
 from __future__ import annotations
 
-import os
 import time
 
-from PySide6.QtCore import QEvent, QModelIndex, Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QGuiApplication, QKeySequence, QShortcut
-from PySide6.QtWidgets import (
-    QButtonGroup,
-    QComboBox,
-    QHBoxLayout,
-    QLabel,
-    QLineEdit,
-    QMainWindow,
-    QMenu,
-    QSplitter,
-    QStackedWidget,
-    QTabBar,
-    QToolButton,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtCore import QEvent, QModelIndex, Qt, QTimer, Signal
+from PySide6.QtGui import QCloseEvent, QGuiApplication, QKeySequence, QShortcut
+from PySide6.QtWidgets import QMainWindow, QStackedWidget, QVBoxLayout, QWidget
 
-from ..core.index.documents import kind_for_name
-from ..core.rank.passages import Passage
 from ..core.view import ViewResult
-from ..services import multimedia
-from ..services.indexer import FAILED_CANCELLED
-from ..services.watcher import MODE_POLLING
 from .all_view import AllView
 from .document_model import DocumentListModel
 from .document_view import DocumentListView
+from .header_bar import HeaderBar
 from .history_view import RecallStrip
 from .media_model import MediaGridModel
-from .media_preview import video_unavailable_text
 from .media_view import MediaGridView
-from .preview import PreviewPane
-from .settings import KINDS, Settings, clamp_ratio
-from .wording import relative_time_text, topic_line, usage_text
-
-FOLLOW_ACTIVE = ""
+from .preview_controller import PreviewController
+from .settings import Settings
+from .status_line import StatusLine
+from .wording import topic_line
 
 
 def now_ms() -> int:
@@ -59,17 +39,13 @@ class MainWindow(QMainWindow):
         """`images` is the ThumbnailService (thumbnails and image previews, off the GUI thread)."""
         super().__init__(parent)
         self.images = images
-        self.fixed_conversation = fixed_conversation  # "demo" or a file name when DSH is not followed
         self.setObjectName("KnitMainWindow")
         self.ranking = ranking
         self.settings = settings
         self.clock = clock
         self.result: ViewResult | None = None
         self.root = ""
-        self.session: dict | None = None
-        self.status = {"progress": "", "watch": "", "problems": 0, "failed": ("", ""), "memory": "", "error": ""}
         self._shown_first = False
-        self._preview_windows: list = []
 
         self.model = DocumentListModel(self)
         self.list = DocumentListView(self.model)
@@ -79,16 +55,12 @@ class MainWindow(QMainWindow):
         self.views = QStackedWidget(objectName="Views")
         for view in (self.list, self.grid, self.all_view):
             self.views.addWidget(view)
-        self.preview = PreviewPane(ranking, images=images)
-        self.preview.hide()
-        self.splitter = QSplitter(Qt.Orientation.Vertical)
-        self.splitter.setObjectName("ListPreviewSplitter")
-        self.splitter.setChildrenCollapsible(False)
-        self.splitter.addWidget(self.views)
-        self.splitter.addWidget(self.preview)
-        self.splitter.splitterMoved.connect(self._on_splitter_moved)
+        self.previews = PreviewController(ranking, settings, self.views, images=images, root=lambda: self.root,
+                                          result=lambda: self.result, parent=self)
+        self.preview, self.splitter = self.previews.pane, self.previews.splitter
+        self.header = HeaderBar(ranking, settings, clock, fixed_conversation)
+        self.status_line = StatusLine(settings)
 
-        self._build_header()
         central = QWidget()
         layout = QVBoxLayout(central)
         layout.setContentsMargins(8, 8, 8, 4)
@@ -97,13 +69,23 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.splitter, 1)
         self.recall_strip = RecallStrip()  # "From earlier conversations" (issue 18), hidden until something is recalled
         layout.addWidget(self.recall_strip)
-        self.status_label = QLabel(objectName="StatusLine")
-        self.status_label.setWordWrap(True)
-        layout.addWidget(self.status_label)
+        layout.addWidget(self.status_line)
         self.setCentralWidget(central)
 
+        header = self.header
+        self.addAction(header.action_refresh)  # its shortcut works anywhere in the window
+        header.refreshRequested.connect(self.refresh)
+        header.dockRequested.connect(self.dock)
+        header.settingsRequested.connect(self.settingsRequested)
+        header.memoryRequested.connect(self.memoryRequested)
+        header.historyRequested.connect(self.historyRequested)
+        header.quitRequested.connect(self.quitRequested)
+        header.filterChanged.connect(self._on_filter)
+        header.filter_box.installEventFilter(self)
+        QShortcut(QKeySequence.StandardKey.Find, self, header.filter_box.setFocus)
+
         for view in (self.list, self.grid, self.all_view):
-            view.activatedRel.connect(self._preview_rel)
+            view.activatedRel.connect(self.previews.show_listed)
             view.toggleRequested.connect(self._toggle_preview)
             view.openWindowRequested.connect(self.open_preview_window)
         for view in (self.grid, self.all_view):
@@ -112,21 +94,20 @@ class MainWindow(QMainWindow):
         if images is not None:
             images.thumbnailReady.connect(self.grid_model.set_thumbnail)
             images.thumbnailReady.connect(self.all_view.media_model.set_thumbnail)
-        self.preview.closed.connect(self.close_preview)
-        self.preview.fullscreenToggled.connect(self._on_fullscreen)
+        self.previews.closed.connect(lambda: self.active_view().setFocus())
+        self.previews.fullscreenChanged.connect(self._on_fullscreen)
         self.preview.documentRequested.connect(self.show_document)
 
+        status = self.status_line
         ranking.rankingChanged.connect(self.set_result)
         ranking.workspaceChanged.connect(self._on_workspace)
-        ranking.sessionChanged.connect(self._on_session)
-        ranking.indexProgress.connect(self._on_progress)
-        ranking.indexOpened.connect(lambda _r: self._set_status(progress=""))
-        ranking.watchModeChanged.connect(lambda mode, _detail: self._set_status(watch=mode))
-        ranking.failed.connect(lambda code, detail: self._set_status(failed=(code, detail)))
-        ranking.errored.connect(lambda _token, message: self._set_status(error=message))
+        ranking.indexProgress.connect(lambda done, total, _rel: status.update_status(progress=(done, total)))
+        ranking.indexOpened.connect(lambda _r: status.update_status(progress=(0, 0)))
+        ranking.watchModeChanged.connect(lambda mode, _detail: status.update_status(watch=mode))
+        ranking.failed.connect(lambda code, detail: status.update_status(failed=(code, detail)))
+        ranking.errored.connect(lambda _token, message: status.update_status(error=message))
         if images is not None:
-            images.errored.connect(lambda _token, message: self._set_status(error=message))
-        ranking.follower.sessionsListed.connect(self._fill_sessions)
+            images.errored.connect(lambda _token, message: status.update_status(error=message))
         settings.changed.connect(self._on_setting)
 
         self._tick = QTimer(self)  # relative times and the 🆕 mark age while the window is open
@@ -136,101 +117,70 @@ class MainWindow(QMainWindow):
         self._restore()
         self.retranslate()
 
-    # --- construction --------------------------------------------------------------------------------
+    # --- the parts, as tests and the application reach them ------------------------------------------
 
-    def _build_header(self) -> None:
-        self.header = QWidget(objectName="Header")
-        self.workspace_button = QToolButton(objectName="WorkspaceBreadcrumb")
-        self.workspace_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
-        self.workspace_button.clicked.connect(self.open_workspace_folder)
-        self.session_picker = QComboBox(objectName="SessionPicker")
-        self.session_picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.session_picker.setMinimumContentsLength(12)
-        self.session_picker.activated.connect(self._on_session_picked)
-        self.session_picker.installEventFilter(self)
-        self.menu_button = QToolButton(objectName="MenuButton", text="⋯")
-        self.menu_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        self.menu = QMenu(self)
-        self.action_refresh = QAction(self, triggered=self.refresh)
-        self.action_refresh.setShortcut(QKeySequence.StandardKey.Refresh)
-        self.action_top = QAction(self, checkable=True, triggered=lambda on: setattr(self.settings, "always_on_top", on))
-        self.action_dock_left = QAction(self, triggered=lambda: self.dock("left"))
-        self.action_dock_right = QAction(self, triggered=lambda: self.dock("right"))
-        # Signal to signal with connect(): a signal given as `triggered=` is called as a slot, which PySide6 6.11
-        # refuses ("native Qt signal instance … is not callable"), and the menu item does nothing.
-        self.action_settings = QAction(self)
-        self.action_settings.triggered.connect(self.settingsRequested)
-        self.action_memory = QAction(self)
-        self.action_memory.triggered.connect(self.memoryRequested)
-        self.action_history = QAction(self)
-        self.action_history.triggered.connect(self.historyRequested)
-        self.action_quit = QAction(self)
-        self.action_quit.triggered.connect(self.quitRequested)
-        for action in (self.action_refresh, None, self.action_top, self.action_dock_left, self.action_dock_right,
-                       None, self.action_history, self.action_memory, self.action_settings, self.action_quit):
-            self.menu.addSeparator() if action is None else self.menu.addAction(action)
-        self.addAction(self.action_refresh)
-        self.menu_button.setMenu(self.menu)
+    @property
+    def filter_box(self):
+        return self.header.filter_box
 
-        self.topic_label = QLabel(objectName="TopicLine")
-        self.relevance_button = QToolButton(objectName="SortRelevance", checkable=True)
-        self.time_button = QToolButton(objectName="SortTime", checkable=True)
-        self.sort_group = QButtonGroup(self)
-        self.sort_group.setExclusive(True)
-        self.sort_group.addButton(self.relevance_button)
-        self.sort_group.addButton(self.time_button)
-        self.relevance_button.clicked.connect(lambda: self._set_sort("relevance"))
-        self.time_button.clicked.connect(lambda: self._set_sort("time"))
-        self.refresh_button = QToolButton(objectName="Refresh", text="⟳")
-        self.refresh_button.clicked.connect(self.refresh)
+    @property
+    def topic_box(self):
+        return self.header.topic_box
 
-        self.kind_tabs = QTabBar(objectName="KindTabs")
-        self.kind_tabs.setDrawBase(False)
-        self.kind_tabs.setExpanding(False)
-        for _ in KINDS:
-            self.kind_tabs.addTab("")
-        self.kind_tabs.currentChanged.connect(self._on_kind_tab)
-        self.count_label = QLabel(objectName="CountLabel")
+    @property
+    def topic_label(self):
+        return self.header.topic_label
 
-        self.filter_box = QLineEdit(objectName="FilterBox")
-        self.filter_box.setClearButtonEnabled(True)
-        self.filter_box.textChanged.connect(self._on_filter)
-        self.filter_box.installEventFilter(self)
-        self.topic_box = QLineEdit(objectName="TopicBox")
-        self.topic_box.setClearButtonEnabled(True)
-        self._topic_timer = QTimer(self, singleShot=True, interval=250)  # rank once typing pauses
-        self._topic_timer.timeout.connect(lambda: self.ranking.set_topic(self.topic_box.text()))
-        self.topic_box.textChanged.connect(lambda _t: self._topic_timer.start())
-        QShortcut(QKeySequence.StandardKey.Find, self, self.filter_box.setFocus)
+    @property
+    def count_label(self):
+        return self.header.count_label
 
-        row1 = QHBoxLayout()
-        row1.addWidget(self.workspace_button, 1)
-        row1.addWidget(self.session_picker, 1)
-        row1.addWidget(self.menu_button)
-        row2 = QHBoxLayout()
-        row2.addWidget(self.topic_label, 1)
-        row2.addWidget(self.relevance_button)
-        row2.addWidget(self.time_button)
-        row2.addWidget(self.refresh_button)
-        row3 = QHBoxLayout()
-        row3.addWidget(self.kind_tabs)
-        row3.addStretch(1)
-        row3.addWidget(self.count_label)
-        layout = QVBoxLayout(self.header)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(4)
-        for row in (row1, row2, row3):
-            layout.addLayout(row)
-        layout.addWidget(self.topic_box)
-        layout.addWidget(self.filter_box)
+    @property
+    def relevance_button(self):
+        return self.header.relevance_button
+
+    @property
+    def time_button(self):
+        return self.header.time_button
+
+    @property
+    def kind_tabs(self):
+        return self.header.kind_tabs
+
+    @property
+    def session_picker(self):
+        return self.header.session_picker
+
+    @property
+    def menu_button(self):
+        return self.header.menu_button
+
+    @property
+    def menu(self):
+        return self.header.menu
+
+    @property
+    def action_top(self):
+        return self.header.action_top
+
+    @property
+    def action_history(self):
+        return self.header.action_history
+
+    @property
+    def status_label(self) -> StatusLine:
+        return self.status_line
+
+    @property
+    def _preview_windows(self) -> list:
+        return self.previews.windows
 
     def _restore(self) -> None:
         geometry = self.settings.geometry
         if geometry is None or not self.restoreGeometry(geometry):
             self.resize(440, 760)
         self._apply_on_top()
-        self.kind_tabs.setCurrentIndex(KINDS.index(self.settings.kind))
-        (self.relevance_button if self.settings.sort == "relevance" else self.time_button).setChecked(True)
+        self.header.restore()
         self.ranking.set_view(self.settings.kind, self.settings.sort)
 
     # --- ranking results -----------------------------------------------------------------------------
@@ -252,7 +202,7 @@ class MainWindow(QMainWindow):
             self.model.set_ranked(result.docs, now)
             self.views.setCurrentWidget(self.list)
         view = self.active_view()
-        if keep and not view.select_rel(keep) and self.preview.isVisible():
+        if keep and not view.select_rel(keep) and self.previews.is_visible():
             view.clearSelection()
         self._update_texts()
         if not self._shown_first:
@@ -270,7 +220,7 @@ class MainWindow(QMainWindow):
             self.count_label.setText("")
         self.list.empty_text = self.grid.empty_text = self._empty_text()
         self.active_view().viewport().update()
-        self._show_status()
+        self.status_line.set_usage(self.result.usage if self.result is not None else None)
 
     def _count_text(self) -> str:
         view = self.active_view()
@@ -299,94 +249,17 @@ class MainWindow(QMainWindow):
 
     def _on_workspace(self, root: str) -> None:
         self.root = root
-        self.status.update(failed=("", ""), error="")  # those were the previous workspace's
+        self.status_line.clear_workspace_problems()
         self.result = None
         self.model.set_ranked(None, self.clock())
         self.grid_model.set_results([], self.clock())
         self.close_preview()
-        home = os.path.expanduser("~")
-        shown = "~" + root[len(home):] if root.startswith(home + os.sep) else root
-        self.workspace_button.setText(shown or self.tr("No workspace"))
-        self.workspace_button.setToolTip(root)
+        self.header.set_workspace(root)
         self._update_texts()
-
-    def _on_session(self, snapshot: dict | None) -> None:
-        self.session = snapshot
-        self._update_session_picker()
-
-    def _update_session_picker(self) -> None:
-        picker = self.session_picker
-        picker.blockSignals(True)
-        picker.clear()
-        if not self.ranking.follow:  # a conversation given at start: no session to follow or pick
-            name = self.fixed_conversation
-            picker.addItem(self.tr("Demo conversation") if name in ("", "demo")
-                           else self.tr("Conversation from %1").replace("%1", os.path.basename(name)))
-            picker.setEnabled(False)
-            picker.setToolTip(self.tr("Started with a fixed conversation; DSH sessions are not followed"))
-            picker.blockSignals(False)
-            return
-        following = self.session["session"] if self.session else None
-        label = self.tr("Follow the active session")
-        if following and not self.ranking.pinned_session:
-            label += f" — {following['title'] or following['id']}"
-        picker.addItem(label, FOLLOW_ACTIVE)
-        if following and self.ranking.pinned_session:
-            picker.addItem(following["title"] or following["id"], following["id"])
-            picker.setCurrentIndex(1)
-        picker.blockSignals(False)
-        picker.setToolTip(following["cwd"] if following else self.tr("No DSH session found"))
-
-    def _fill_sessions(self, rows: list[dict]) -> None:
-        picker = self.session_picker
-        current = picker.currentData()
-        picker.blockSignals(True)
-        while picker.count() > 1:
-            picker.removeItem(1)
-        for row in rows[:30]:
-            name = row["title"] or os.path.basename(row["cwd"].rstrip("/")) or row["id"]
-            picker.addItem(f"{name} · {relative_time_text(row['updated_ms'], self.clock())}", row["id"])
-        index = picker.findData(current)
-        picker.setCurrentIndex(max(index, 0))
-        picker.blockSignals(False)
-
-    def _on_session_picked(self, index: int) -> None:
-        session_id = self.session_picker.itemData(index) or None
-        self.ranking.pin_session(session_id)
-
-    def _on_progress(self, done: int, total: int, rel: str) -> None:
-        text = self.tr("Indexing %1 / %2").replace("%1", str(done)).replace("%2", str(total)) if done < total else ""
-        self._set_status(progress=text)
 
     def show_memory_warning(self, text: str) -> None:
         """A problem with the memory proposal queue (a damaged queue file set aside), in the status line."""
-        self._set_status(memory=text)
-
-    def _set_status(self, **values) -> None:
-        self.status.update(values)
-        self._show_status()
-
-    def _show_status(self) -> None:
-        parts = [self.status["progress"]]
-        if self.status["watch"] == MODE_POLLING:
-            parts.append(self.tr("Watching by polling (the system refused more folder watches)"))
-        code, detail = self.status["failed"]
-        if code == FAILED_CANCELLED:
-            parts.append(self.tr("Indexing was cancelled"))
-        elif code:
-            parts.append(self.tr("Could not open the workspace: %1").replace("%1", detail))
-        if self.status["error"]:
-            parts.append(self.tr("Something went wrong in the background: %1").replace("%1", self.status["error"]))
-        if not multimedia.multimedia_available()[0]:
-            parts.append(video_unavailable_text())
-        if self.status["memory"]:
-            parts.append(self.status["memory"])
-        usage = usage_text(self.result.usage) if self.result is not None else ""
-        if usage and self.settings.show_usage:
-            parts.append(usage)
-        text = " · ".join(p for p in parts if p)
-        self.status_label.setText(text)
-        self.status_label.setVisible(bool(text))
+        self.status_line.update_status(memory=text)
 
     def _on_filter(self, text: str) -> None:
         view = self.active_view()
@@ -398,24 +271,17 @@ class MainWindow(QMainWindow):
             view.select_first()  # the cursor was filtered out: move to the first item
         self._update_texts()
 
-    def _set_sort(self, sort: str) -> None:
-        self.settings.sort = sort
-
-    def _on_kind_tab(self, index: int) -> None:
-        if 0 <= index < len(KINDS):
-            self.settings.kind = KINDS[index]
-
     def _on_setting(self, key: str) -> None:
         if key in ("list/sort", "list/kind"):
             self.ranking.set_view(self.settings.kind, self.settings.sort)
         elif key == "window/always_on_top":
             self._apply_on_top()
         elif key == "list/show_usage":
-            self._show_status()
+            self.status_line.refresh()
 
     def _apply_on_top(self) -> None:
         on = self.settings.always_on_top
-        self.action_top.setChecked(on)
+        self.header.set_on_top(on)
         if bool(self.windowFlags() & Qt.WindowType.WindowStaysOnTopHint) != on:
             visible = self.isVisible()
             self.setWindowFlag(Qt.WindowType.WindowStaysOnTopHint, on)
@@ -428,58 +294,27 @@ class MainWindow(QMainWindow):
 
     # --- preview -------------------------------------------------------------------------------------
 
-    def _row_passages(self, rel: str) -> tuple[str, tuple[Passage, ...]]:
-        """A listed document's kind and matched passages, from the result shown."""
-        row = self.result.find(rel) if self.result is not None else None
-        if row is None:
-            return kind_for_name(rel.rsplit("/", 1)[-1]) or "", ()
-        return row.kind, row.passages
-
-    def _preview_rel(self, rel: str) -> None:
-        kind, passages = self._row_passages(rel)
-        self._open_preview(rel, kind, passages)
-
     def show_document(self, rel: str) -> None:
         """Preview any workspace document (a followed link, a citation, the tray): select it when listed."""
         view = self.active_view()
         if not view.select_rel(rel):
             view.clearSelection()
-            self._open_preview(rel, kind_for_name(rel.rsplit("/", 1)[-1]) or "txt", ())
-
-    def _open_preview(self, rel: str, kind: str, passages: tuple[Passage, ...]) -> None:
-        first = not self.preview.isVisible()
-        self.preview.show()
-        self.preview.show_document(self.root, rel, kind, passages)
-        if first:
-            self._apply_ratio(self.settings.preview_ratio)
+            self.previews.show_unlisted(rel)
 
     def _toggle_preview(self) -> None:
-        if self.preview.isVisible():
+        if self.previews.is_visible():
             self.close_preview()
         elif self.active_view().current_rel():
-            self._preview_rel(self.active_view().current_rel())
+            self.previews.show_listed(self.active_view().current_rel())
 
     def close_preview(self) -> None:
-        if self.preview.fullscreen:
-            self.preview.set_fullscreen(False)
-        self.preview.hide()
-        self.active_view().setFocus()
-
-    def _apply_ratio(self, ratio: float) -> None:
-        total = max(1, sum(self.splitter.sizes()) or self.splitter.height())
-        preview = int(total * clamp_ratio(ratio))
-        self.splitter.setSizes([total - preview, preview])
+        self.previews.close()
 
     def preview_ratio(self) -> float:
-        sizes = self.splitter.sizes()
-        return sizes[1] / max(1, sum(sizes)) if len(sizes) == 2 else self.settings.preview_ratio
+        return self.previews.ratio()
 
-    def _on_splitter_moved(self, _pos: int, _index: int) -> None:
-        ratio = self.preview_ratio()
-        clamped = clamp_ratio(ratio)
-        if abs(clamped - ratio) > 1e-3:
-            self._apply_ratio(clamped)
-        self.settings.preview_ratio = clamped
+    def open_preview_window(self, rel: str) -> None:
+        self.previews.open_window(rel)
 
     def _on_fullscreen(self, on: bool) -> None:
         self.header.setVisible(not on)
@@ -490,25 +325,6 @@ class MainWindow(QMainWindow):
         else:
             self.showMaximized() if getattr(self, "_was_maximized", False) else self.showNormal()
             self.active_view().setFocus()
-
-    def open_preview_window(self, rel: str) -> None:
-        if not rel:
-            return
-        window = QWidget(None, Qt.WindowType.Window)
-        window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        window.setWindowTitle(rel)
-        pane = PreviewPane(self.ranking, window, images=self.images)
-        pane.close_button.hide()
-        pane.closed.connect(window.close)
-        pane.fullscreenToggled.connect(lambda on: window.showFullScreen() if on else window.showNormal())
-        pane.documentRequested.connect(lambda other: pane.show_document(self.root, other, ""))
-        QVBoxLayout(window).addWidget(pane)
-        kind, passages = self._row_passages(rel)
-        pane.show_document(self.root, rel, kind, passages)
-        window.resize(900, 1000)
-        window.show()
-        self._preview_windows.append(window)
-        window.destroyed.connect(lambda *_: self._preview_windows.remove(window) if window in self._preview_windows else None)
 
     # --- window placement ----------------------------------------------------------------------------
 
@@ -525,19 +341,19 @@ class MainWindow(QMainWindow):
         self.setGeometry(x, area.top() + top, width, area.height() - top - bottom)
 
     def open_workspace_folder(self) -> None:
-        if self.root:
-            QDesktopServices.openUrl(QUrl.fromLocalFile(self.root))
+        self.header.open_workspace_folder()
 
     # --- events --------------------------------------------------------------------------------------
 
     def eventFilter(self, watched, event) -> bool:
-        if (watched is self.filter_box and event.type() == QEvent.Type.ShortcutOverride
-                and event.key() == Qt.Key.Key_Escape and self.filter_box.text()):
+        filter_box = self.header.filter_box
+        if (watched is filter_box and event.type() == QEvent.Type.ShortcutOverride
+                and event.key() == Qt.Key.Key_Escape and filter_box.text()):
             event.accept()  # Esc clears the filter before it can close the preview
             return True
-        if watched is self.filter_box and event.type() == QEvent.Type.KeyPress:
-            if event.key() == Qt.Key.Key_Escape and self.filter_box.text():
-                self.filter_box.clear()
+        if watched is filter_box and event.type() == QEvent.Type.KeyPress:
+            if event.key() == Qt.Key.Key_Escape and filter_box.text():
+                filter_box.clear()
                 return True  # Esc in the filter clears it and goes no further
             if event.key() in (Qt.Key.Key_Down, Qt.Key.Key_Up):
                 view = self.active_view()
@@ -546,8 +362,6 @@ class MainWindow(QMainWindow):
                 target.setFocus()
                 target.keyPressEvent(event)
                 return True
-        if watched is self.session_picker and event.type() == QEvent.Type.MouseButtonPress and self.ranking.follow:
-            self.ranking.follower.list_sessions()
         return super().eventFilter(watched, event)
 
     def keyPressEvent(self, event) -> None:
@@ -563,40 +377,14 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.settings.geometry = self.saveGeometry()
-        for window in list(self._preview_windows):
-            window.close()
+        self.previews.close_windows()
         super().closeEvent(event)
 
     def retranslate(self) -> None:
         self.setWindowTitle(self.tr("Knit — recent documents"))
-        self.relevance_button.setText(self.tr("Relevant"))
-        self.relevance_button.setToolTip(
-            self.tr("Sort by relevance to the current conversation (local keyword matching, no model call)"))
-        self.time_button.setText(self.tr("Recent"))
-        self.time_button.setToolTip(self.tr("Sort by file modified time, newest first"))
-        self.refresh_button.setToolTip(self.tr("Refresh now"))
-        for i, text in enumerate((self.tr("Docs"), self.tr("Images & video"), self.tr("All"))):
-            self.kind_tabs.setTabText(i, text.replace("&", "&&"))  # a literal ampersand, not a mnemonic
-        self.kind_tabs.setToolTip(self.tr("Switch which artifacts are listed"))
-        self.filter_box.setPlaceholderText(self.tr("Filter title / summary / path"))
-        self.filter_box.setAccessibleName(self.tr("Filter documents"))
-        self.topic_box.setPlaceholderText(self.tr("What are you working on? (replaces the conversation while set)"))
-        self.topic_box.setAccessibleName(self.tr("Topic"))
-        self.workspace_button.setAccessibleName(self.tr("Open in file manager"))
         self.list.setAccessibleName(self.tr("Recent documents"))
         self.grid.setAccessibleName(self.tr("Images and videos"))
-        self.menu_button.setToolTip(self.tr("More"))
-        self.action_refresh.setText(self.tr("Refresh"))
-        self.action_top.setText(self.tr("Always on top"))
-        self.action_dock_left.setText(self.tr("Dock to the left edge"))
-        self.action_dock_right.setText(self.tr("Dock to the right edge"))
-        self.action_settings.setText(self.tr("Settings…"))
-        self.action_memory.setText(self.tr("Memory…"))
-        self.action_history.setText(self.tr("Conversation history…"))
-        self.action_quit.setText(self.tr("Quit"))
-        if not self.root:
-            self.workspace_button.setText(self.tr("No workspace"))
-        self._update_session_picker()
+        self.header.retranslate()
         self._update_texts()
 
     def current_index(self) -> QModelIndex:

@@ -100,41 +100,39 @@ def usage_text(usage: Usage | None) -> str:
     """The usage line in the window (the same facts `Usage.line` gives the agent in English)."""
     if usage is None:
         return ""
-    tr = QCoreApplication.translate
     parts = []
     if usage.primary:
-        parts.append((tr("Usage", "primary read (%1)") if usage.primary_read
-                      else tr("Usage", "primary not read yet (%1)")).replace("%1", usage.primary))
+        parts.append((QCoreApplication.translate("Usage", "primary read (%1)") if usage.primary_read
+                      else QCoreApplication.translate("Usage", "primary not read yet (%1)")).replace("%1", usage.primary))
     if usage.supporting_total:
-        parts.append(tr("Usage", "supporting %1/%2").replace("%1", str(usage.supporting_read))
+        parts.append(QCoreApplication.translate("Usage", "supporting %1/%2").replace("%1", str(usage.supporting_read))
                      .replace("%2", str(usage.supporting_total)))
     if usage.outside:
-        parts.append(tr("Usage", "%1 read outside the pack (%2 indexed but not in the pack, %3 not indexed)")
+        parts.append(QCoreApplication.translate("Usage", "%1 read outside the pack (%2 indexed but not in the pack, %3 not indexed)")
                      .replace("%1", str(usage.outside)).replace("%2", str(usage.outside_indexed))
                      .replace("%3", str(usage.outside_not_indexed)))
     if usage.changes:
-        parts.append(tr("Usage", "context changed %1×").replace("%1", str(usage.changes)))
+        parts.append(QCoreApplication.translate("Usage", "context changed %1×").replace("%1", str(usage.changes)))
     if not parts:
         return ""
-    return tr("Usage", "Usage since the last pack: %1.").replace("%1", " · ".join(parts))
+    return QCoreApplication.translate("Usage", "Usage since the last pack: %1.").replace("%1", " · ".join(parts))
 
 
 def problem_text(problem: str) -> str:
     """Why something cannot be shown, from the code the preview reader or the thumbnailer sent ("code" or
     "code:detail", the detail in the system's own words). Anything else is shown as it came."""
     code, _, detail = problem.partition(":")
-    tr = QCoreApplication.translate
     words = {
-        "gone": tr("Problem", "the file is gone"),
-        "outside": tr("Problem", "it leads outside the workspace"),
-        "unreadable_image": tr("Problem", "not a readable image"),
-        "too_large": tr("Problem", "too large to make a thumbnail of (%1 pixels)"),
-        "video_timeout": tr("Problem", "no picture could be read from this video in time"),
-        "unplayable_video": tr("Problem", "not a playable video"),
-        "video_no_picture": tr("Problem", "the video has no picture"),
-        "encrypted_pdf": tr("Problem", "encrypted PDF (a password is required)"),
-        "unreadable": tr("Problem", "it cannot be read"),
-        "failed": tr("Problem", "it failed"),
+        "gone": QCoreApplication.translate("Problem", "the file is gone"),
+        "outside": QCoreApplication.translate("Problem", "it leads outside the workspace"),
+        "unreadable_image": QCoreApplication.translate("Problem", "not a readable image"),
+        "too_large": QCoreApplication.translate("Problem", "too large to make a thumbnail of (%1 pixels)"),
+        "video_timeout": QCoreApplication.translate("Problem", "no picture could be read from this video in time"),
+        "unplayable_video": QCoreApplication.translate("Problem", "not a playable video"),
+        "video_no_picture": QCoreApplication.translate("Problem", "the video has no picture"),
+        "encrypted_pdf": QCoreApplication.translate("Problem", "encrypted PDF (a password is required)"),
+        "unreadable": QCoreApplication.translate("Problem", "it cannot be read"),
+        "failed": QCoreApplication.translate("Problem", "it failed"),
     }.get(code)
     if words is None:
         return problem

@@ -67,6 +67,125 @@
     </message>
 </context>
 <context>
+    <name>HeaderBar</name>
+    <message>
+        <source>No workspace</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Demo conversation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Conversation from %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Started with a fixed conversation; DSH sessions are not followed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Follow the active session</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No DSH session found</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Relevant</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sort by relevance to the current conversation (local keyword matching, no model call)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Recent</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sort by file modified time, newest first</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Refresh now</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Docs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Images &amp; video</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>All</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Switch which artifacts are listed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Filter title / summary / path</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Filter documents</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>What are you working on? (replaces the conversation while set)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Topic</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open in file manager</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>More</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Always on top</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Dock to the left edge</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Dock to the right edge</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Settings…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Memory…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Conversation history…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Quit</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>HistoryPanel</name>
     <message>
         <source>Type what you remember: a few words, a fragment, even with a typo.</source>
@@ -216,99 +335,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>No workspace</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Demo conversation</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Conversation from %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Started with a fixed conversation; DSH sessions are not followed</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Follow the active session</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>No DSH session found</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Indexing %1 / %2</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Watching by polling (the system refused more folder watches)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Failed to read: %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Knit — recent documents</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Relevant</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Sort by relevance to the current conversation (local keyword matching, no model call)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Recent</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Sort by file modified time, newest first</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Refresh now</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Docs</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Images &amp; video</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>All</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Switch which artifacts are listed</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Filter title / summary / path</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Filter documents</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>What are you working on? (replaces the conversation while set)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Topic</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Open in file manager</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -317,42 +344,6 @@
     </message>
     <message>
         <source>Images and videos</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>More</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Refresh</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Always on top</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Dock to the left edge</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Dock to the right edge</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Settings…</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Memory…</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Conversation history…</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Quit</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -456,6 +447,10 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>no workspace is open</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Cannot show this document: %1</source>
         <translation type="unfinished"></translation>
     </message>
@@ -529,6 +524,49 @@
     </message>
     <message>
         <source>Next page</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>Problem</name>
+    <message>
+        <source>the file is gone</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>it leads outside the workspace</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not a readable image</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>too large to make a thumbnail of (%1 pixels)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no picture could be read from this video in time</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not a playable video</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the video has no picture</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>encrypted PDF (a password is required)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>it cannot be read</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>it failed</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -715,6 +753,29 @@
     </message>
 </context>
 <context>
+    <name>StatusLine</name>
+    <message>
+        <source>Indexing %1 / %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Watching by polling (the system refused more folder watches)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Indexing was cancelled</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Could not open the workspace: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Something went wrong in the background: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>StickyNote</name>
     <message>
         <source>No memory files yet: create one to write into.</source>
@@ -831,6 +892,33 @@
     </message>
     <message>
         <source>Knit — recent documents</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>Usage</name>
+    <message>
+        <source>primary read (%1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>primary not read yet (%1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>supporting %1/%2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 read outside the pack (%2 indexed but not in the pack, %3 not indexed)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>context changed %1×</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Usage since the last pack: %1.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

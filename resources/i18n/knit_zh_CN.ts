@@ -63,6 +63,125 @@
     </message>
 </context>
 <context>
+    <name>HeaderBar</name>
+    <message>
+        <source>No workspace</source>
+        <translation>没有工作区</translation>
+    </message>
+    <message>
+        <source>Demo conversation</source>
+        <translation>演示对话</translation>
+    </message>
+    <message>
+        <source>Conversation from %1</source>
+        <translation>来自 %1 的对话</translation>
+    </message>
+    <message>
+        <source>Started with a fixed conversation; DSH sessions are not followed</source>
+        <translation>以固定的对话启动；不跟随 DSH 会话</translation>
+    </message>
+    <message>
+        <source>Follow the active session</source>
+        <translation>跟随当前活跃会话</translation>
+    </message>
+    <message>
+        <source>No DSH session found</source>
+        <translation>没有找到 DSH 会话</translation>
+    </message>
+    <message>
+        <source>Relevant</source>
+        <translation>相关</translation>
+    </message>
+    <message>
+        <source>Sort by relevance to the current conversation (local keyword matching, no model call)</source>
+        <translation>按与当前对话的相关性排序（纯本地关键词匹配，不调模型）</translation>
+    </message>
+    <message>
+        <source>Recent</source>
+        <translation>最新</translation>
+    </message>
+    <message>
+        <source>Sort by file modified time, newest first</source>
+        <translation>按文件修改时间倒序</translation>
+    </message>
+    <message>
+        <source>Refresh now</source>
+        <translation>立即刷新</translation>
+    </message>
+    <message>
+        <source>Docs</source>
+        <translation>文档</translation>
+    </message>
+    <message>
+        <source>Images &amp; video</source>
+        <translation>图片与视频</translation>
+    </message>
+    <message>
+        <source>All</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <source>Switch which artifacts are listed</source>
+        <translation>切换要列出的产物类型</translation>
+    </message>
+    <message>
+        <source>Filter title / summary / path</source>
+        <translation>过滤标题 / 摘要 / 路径</translation>
+    </message>
+    <message>
+        <source>Filter documents</source>
+        <translation>过滤文档</translation>
+    </message>
+    <message>
+        <source>What are you working on? (replaces the conversation while set)</source>
+        <translation>你在做什么？（填写后代替对话作为排序依据）</translation>
+    </message>
+    <message>
+        <source>Topic</source>
+        <translation>主题</translation>
+    </message>
+    <message>
+        <source>Open in file manager</source>
+        <translation>在文件管理器中打开</translation>
+    </message>
+    <message>
+        <source>More</source>
+        <translation>更多</translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation>刷新</translation>
+    </message>
+    <message>
+        <source>Always on top</source>
+        <translation>窗口置顶</translation>
+    </message>
+    <message>
+        <source>Dock to the left edge</source>
+        <translation>停靠到屏幕左侧</translation>
+    </message>
+    <message>
+        <source>Dock to the right edge</source>
+        <translation>停靠到屏幕右侧</translation>
+    </message>
+    <message>
+        <source>Settings…</source>
+        <translation>设置…</translation>
+    </message>
+    <message>
+        <source>Memory…</source>
+        <translation>记忆库…</translation>
+    </message>
+    <message>
+        <source>Conversation history…</source>
+        <translation>对话历史…</translation>
+    </message>
+    <message>
+        <source>Quit</source>
+        <translation>退出</translation>
+    </message>
+</context>
+<context>
     <name>HistoryPanel</name>
     <message>
         <source>Type what you remember: a few words, a fragment, even with a typo.</source>
@@ -212,100 +331,8 @@
         <translation>这个工作区里还没有 Markdown 文档。</translation>
     </message>
     <message>
-        <source>No workspace</source>
-        <translation>没有工作区</translation>
-    </message>
-    <message>
-        <source>Demo conversation</source>
-        <translation>演示对话</translation>
-    </message>
-    <message>
-        <source>Conversation from %1</source>
-        <translation>来自 %1 的对话</translation>
-    </message>
-    <message>
-        <source>Started with a fixed conversation; DSH sessions are not followed</source>
-        <translation>以固定的对话启动；不跟随 DSH 会话</translation>
-    </message>
-    <message>
-        <source>Follow the active session</source>
-        <translation>跟随当前活跃会话</translation>
-    </message>
-    <message>
-        <source>No DSH session found</source>
-        <translation>没有找到 DSH 会话</translation>
-    </message>
-    <message>
-        <source>Indexing %1 / %2</source>
-        <translation>正在索引 %1 / %2</translation>
-    </message>
-    <message>
-        <source>Watching by polling (the system refused more folder watches)</source>
-        <translation>以轮询方式监视（系统拒绝了更多的文件夹监视）</translation>
-    </message>
-    <message>
-        <source>Failed to read: %1</source>
-        <translation>读取失败：%1</translation>
-    </message>
-    <message>
         <source>Knit — recent documents</source>
         <translation>Knit 最近文档</translation>
-    </message>
-    <message>
-        <source>Relevant</source>
-        <translation>相关</translation>
-    </message>
-    <message>
-        <source>Sort by relevance to the current conversation (local keyword matching, no model call)</source>
-        <translation>按与当前对话的相关性排序（纯本地关键词匹配，不调模型）</translation>
-    </message>
-    <message>
-        <source>Recent</source>
-        <translation>最新</translation>
-    </message>
-    <message>
-        <source>Sort by file modified time, newest first</source>
-        <translation>按文件修改时间倒序</translation>
-    </message>
-    <message>
-        <source>Refresh now</source>
-        <translation>立即刷新</translation>
-    </message>
-    <message>
-        <source>Docs</source>
-        <translation>文档</translation>
-    </message>
-    <message>
-        <source>Images &amp; video</source>
-        <translation>图片与视频</translation>
-    </message>
-    <message>
-        <source>All</source>
-        <translation>全部</translation>
-    </message>
-    <message>
-        <source>Switch which artifacts are listed</source>
-        <translation>切换要列出的产物类型</translation>
-    </message>
-    <message>
-        <source>Filter title / summary / path</source>
-        <translation>过滤标题 / 摘要 / 路径</translation>
-    </message>
-    <message>
-        <source>Filter documents</source>
-        <translation>过滤文档</translation>
-    </message>
-    <message>
-        <source>What are you working on? (replaces the conversation while set)</source>
-        <translation>你在做什么？（填写后代替对话作为排序依据）</translation>
-    </message>
-    <message>
-        <source>Topic</source>
-        <translation>主题</translation>
-    </message>
-    <message>
-        <source>Open in file manager</source>
-        <translation>在文件管理器中打开</translation>
     </message>
     <message>
         <source>Recent documents</source>
@@ -314,42 +341,6 @@
     <message>
         <source>Images and videos</source>
         <translation>图片与视频</translation>
-    </message>
-    <message>
-        <source>More</source>
-        <translation>更多</translation>
-    </message>
-    <message>
-        <source>Refresh</source>
-        <translation>刷新</translation>
-    </message>
-    <message>
-        <source>Always on top</source>
-        <translation>窗口置顶</translation>
-    </message>
-    <message>
-        <source>Dock to the left edge</source>
-        <translation>停靠到屏幕左侧</translation>
-    </message>
-    <message>
-        <source>Dock to the right edge</source>
-        <translation>停靠到屏幕右侧</translation>
-    </message>
-    <message>
-        <source>Settings…</source>
-        <translation>设置…</translation>
-    </message>
-    <message>
-        <source>Memory…</source>
-        <translation>记忆库…</translation>
-    </message>
-    <message>
-        <source>Conversation history…</source>
-        <translation>对话历史…</translation>
-    </message>
-    <message>
-        <source>Quit</source>
-        <translation>退出</translation>
     </message>
 </context>
 <context>
@@ -452,6 +443,10 @@ Preferences / Projects / Environment</translation>
         <translation>正在读取…</translation>
     </message>
     <message>
+        <source>no workspace is open</source>
+        <translation>没有打开的工作区</translation>
+    </message>
+    <message>
         <source>Cannot show this document: %1</source>
         <translation>无法显示这篇文档：%1</translation>
     </message>
@@ -526,6 +521,49 @@ Preferences / Projects / Environment</translation>
     <message>
         <source>Next page</source>
         <translation>下一页</translation>
+    </message>
+</context>
+<context>
+    <name>Problem</name>
+    <message>
+        <source>the file is gone</source>
+        <translation>文件已不存在</translation>
+    </message>
+    <message>
+        <source>it leads outside the workspace</source>
+        <translation>它指向工作区之外</translation>
+    </message>
+    <message>
+        <source>not a readable image</source>
+        <translation>不是可读取的图片</translation>
+    </message>
+    <message>
+        <source>too large to make a thumbnail of (%1 pixels)</source>
+        <translation>太大，无法生成缩略图（%1 像素）</translation>
+    </message>
+    <message>
+        <source>no picture could be read from this video in time</source>
+        <translation>未能及时从该视频读取画面</translation>
+    </message>
+    <message>
+        <source>not a playable video</source>
+        <translation>不是可播放的视频</translation>
+    </message>
+    <message>
+        <source>the video has no picture</source>
+        <translation>该视频没有画面</translation>
+    </message>
+    <message>
+        <source>encrypted PDF (a password is required)</source>
+        <translation>加密的 PDF（需要密码）</translation>
+    </message>
+    <message>
+        <source>it cannot be read</source>
+        <translation>无法读取</translation>
+    </message>
+    <message>
+        <source>it failed</source>
+        <translation>操作失败</translation>
     </message>
 </context>
 <context>
@@ -708,6 +746,29 @@ Preferences / Projects / Environment</translation>
     </message>
 </context>
 <context>
+    <name>StatusLine</name>
+    <message>
+        <source>Indexing %1 / %2</source>
+        <translation>正在索引 %1 / %2</translation>
+    </message>
+    <message>
+        <source>Watching by polling (the system refused more folder watches)</source>
+        <translation>以轮询方式监视（系统拒绝了更多的文件夹监视）</translation>
+    </message>
+    <message>
+        <source>Indexing was cancelled</source>
+        <translation>索引已取消</translation>
+    </message>
+    <message>
+        <source>Could not open the workspace: %1</source>
+        <translation>无法打开工作区：%1</translation>
+    </message>
+    <message>
+        <source>Something went wrong in the background: %1</source>
+        <translation>后台任务出错：%1</translation>
+    </message>
+</context>
+<context>
     <name>StickyNote</name>
     <message>
         <source>No memory files yet: create one to write into.</source>
@@ -825,6 +886,33 @@ Preferences / Projects / Environment</translation>
     <message>
         <source>Knit — recent documents</source>
         <translation>Knit 最近文档</translation>
+    </message>
+</context>
+<context>
+    <name>Usage</name>
+    <message>
+        <source>primary read (%1)</source>
+        <translation>主要文档已读（%1）</translation>
+    </message>
+    <message>
+        <source>primary not read yet (%1)</source>
+        <translation>主要文档尚未读（%1）</translation>
+    </message>
+    <message>
+        <source>supporting %1/%2</source>
+        <translation>辅助文档 %1/%2</translation>
+    </message>
+    <message>
+        <source>%1 read outside the pack (%2 indexed but not in the pack, %3 not indexed)</source>
+        <translation>%1 次读取在上下文包之外（%2 个已索引但不在包中，%3 个未索引）</translation>
+    </message>
+    <message>
+        <source>context changed %1×</source>
+        <translation>上下文变化 %1 次</translation>
+    </message>
+    <message>
+        <source>Usage since the last pack: %1.</source>
+        <translation>自上次上下文包以来的使用情况：%1。</translation>
     </message>
 </context>
 <context>

@@ -1,0 +1,245 @@
+"""The window's header: workspace breadcrumb, session picker and menu; the topic line with the sort buttons; the
+kind tabs with the count; the topic box and the filter box.
+
+It turns clicks into settings (sort, kind, always on top) and ranking inputs (the typed topic, the pinned
+session) itself; what concerns the rest of the window (refresh, docking, the filter, the dialogs) it signals.
+"""
+
+from __future__ import annotations
+
+import os
+
+from PySide6.QtCore import QEvent, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QTabBar,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from .settings import KINDS, Settings
+from .wording import relative_time_text
+
+FOLLOW_ACTIVE = ""
+
+
+class HeaderBar(QWidget):
+    refreshRequested = Signal()
+    dockRequested = Signal(str)  # "left" | "right"
+    settingsRequested = Signal()
+    memoryRequested = Signal()
+    historyRequested = Signal()
+    quitRequested = Signal()
+    filterChanged = Signal(str)
+
+    def __init__(self, ranking, settings: Settings, clock, fixed_conversation: str = "",
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("Header")
+        self.ranking = ranking
+        self.settings = settings
+        self.clock = clock
+        self.fixed_conversation = fixed_conversation  # "demo" or a file name when DSH is not followed
+        self.root = ""
+        self.session: dict | None = None
+
+        self.workspace_button = QToolButton(objectName="WorkspaceBreadcrumb")
+        self.workspace_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        self.workspace_button.clicked.connect(self.open_workspace_folder)
+        self.session_picker = QComboBox(objectName="SessionPicker")
+        self.session_picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.session_picker.setMinimumContentsLength(12)
+        self.session_picker.activated.connect(self._on_session_picked)
+        self.session_picker.installEventFilter(self)
+        self.menu_button = QToolButton(objectName="MenuButton", text="⋯")
+        self.menu_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.menu = QMenu(self)
+        # Signal to signal with connect(): a signal given as `triggered=` is called as a slot, which PySide6 6.11
+        # refuses ("native Qt signal instance … is not callable"), and the menu item does nothing.
+        self.action_refresh = QAction(self)
+        self.action_refresh.triggered.connect(self.refreshRequested)
+        self.action_refresh.setShortcut(QKeySequence.StandardKey.Refresh)
+        self.action_top = QAction(self, checkable=True, triggered=lambda on: setattr(self.settings, "always_on_top", on))
+        self.action_dock_left = QAction(self, triggered=lambda: self.dockRequested.emit("left"))
+        self.action_dock_right = QAction(self, triggered=lambda: self.dockRequested.emit("right"))
+        self.action_settings = QAction(self)
+        self.action_settings.triggered.connect(self.settingsRequested)
+        self.action_memory = QAction(self)
+        self.action_memory.triggered.connect(self.memoryRequested)
+        self.action_history = QAction(self)
+        self.action_history.triggered.connect(self.historyRequested)
+        self.action_quit = QAction(self)
+        self.action_quit.triggered.connect(self.quitRequested)
+        for action in (self.action_refresh, None, self.action_top, self.action_dock_left, self.action_dock_right,
+                       None, self.action_history, self.action_memory, self.action_settings, self.action_quit):
+            self.menu.addSeparator() if action is None else self.menu.addAction(action)
+        self.menu_button.setMenu(self.menu)
+
+        self.topic_label = QLabel(objectName="TopicLine")
+        self.relevance_button = QToolButton(objectName="SortRelevance", checkable=True)
+        self.time_button = QToolButton(objectName="SortTime", checkable=True)
+        self.sort_group = QButtonGroup(self)
+        self.sort_group.setExclusive(True)
+        self.sort_group.addButton(self.relevance_button)
+        self.sort_group.addButton(self.time_button)
+        self.relevance_button.clicked.connect(lambda: setattr(self.settings, "sort", "relevance"))
+        self.time_button.clicked.connect(lambda: setattr(self.settings, "sort", "time"))
+        self.refresh_button = QToolButton(objectName="Refresh", text="⟳")
+        self.refresh_button.clicked.connect(self.refreshRequested)
+
+        self.kind_tabs = QTabBar(objectName="KindTabs")
+        self.kind_tabs.setDrawBase(False)
+        self.kind_tabs.setExpanding(False)
+        for _ in KINDS:
+            self.kind_tabs.addTab("")
+        self.kind_tabs.currentChanged.connect(self._on_kind_tab)
+        self.count_label = QLabel(objectName="CountLabel")
+
+        self.filter_box = QLineEdit(objectName="FilterBox")
+        self.filter_box.setClearButtonEnabled(True)
+        self.filter_box.textChanged.connect(self.filterChanged)
+        self.topic_box = QLineEdit(objectName="TopicBox")
+        self.topic_box.setClearButtonEnabled(True)
+        self._topic_timer = QTimer(self, singleShot=True, interval=250)  # rank once typing pauses
+        self._topic_timer.timeout.connect(lambda: self.ranking.set_topic(self.topic_box.text()))
+        self.topic_box.textChanged.connect(lambda _t: self._topic_timer.start())
+
+        row1 = QHBoxLayout()
+        row1.addWidget(self.workspace_button, 1)
+        row1.addWidget(self.session_picker, 1)
+        row1.addWidget(self.menu_button)
+        row2 = QHBoxLayout()
+        row2.addWidget(self.topic_label, 1)
+        row2.addWidget(self.relevance_button)
+        row2.addWidget(self.time_button)
+        row2.addWidget(self.refresh_button)
+        row3 = QHBoxLayout()
+        row3.addWidget(self.kind_tabs)
+        row3.addStretch(1)
+        row3.addWidget(self.count_label)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(4)
+        for row in (row1, row2, row3):
+            layout.addLayout(row)
+        layout.addWidget(self.topic_box)
+        layout.addWidget(self.filter_box)
+
+        ranking.sessionChanged.connect(self._on_session)
+        ranking.follower.sessionsListed.connect(self._fill_sessions)
+
+    def restore(self) -> None:
+        """Show the view the settings hold (kind tab, sort button)."""
+        self.kind_tabs.setCurrentIndex(KINDS.index(self.settings.kind))
+        (self.relevance_button if self.settings.sort == "relevance" else self.time_button).setChecked(True)
+
+    # --- workspace and session -----------------------------------------------------------------------
+
+    def set_workspace(self, root: str) -> None:
+        self.root = root
+        home = os.path.expanduser("~")
+        shown = "~" + root[len(home):] if root.startswith(home + os.sep) else root
+        self.workspace_button.setText(shown or self.tr("No workspace"))
+        self.workspace_button.setToolTip(root)
+
+    def open_workspace_folder(self) -> None:
+        if self.root:
+            QDesktopServices.openUrl(QUrl.fromLocalFile(self.root))
+
+    def _on_session(self, snapshot: dict | None) -> None:
+        self.session = snapshot
+        self._update_session_picker()
+
+    def _update_session_picker(self) -> None:
+        picker = self.session_picker
+        picker.blockSignals(True)
+        picker.clear()
+        if not self.ranking.follow:  # a conversation given at start: no session to follow or pick
+            name = self.fixed_conversation
+            picker.addItem(self.tr("Demo conversation") if name in ("", "demo")
+                           else self.tr("Conversation from %1").replace("%1", os.path.basename(name)))
+            picker.setEnabled(False)
+            picker.setToolTip(self.tr("Started with a fixed conversation; DSH sessions are not followed"))
+            picker.blockSignals(False)
+            return
+        following = self.session["session"] if self.session else None
+        label = self.tr("Follow the active session")
+        if following and not self.ranking.pinned_session:
+            label += f" — {following['title'] or following['id']}"
+        picker.addItem(label, FOLLOW_ACTIVE)
+        if following and self.ranking.pinned_session:
+            picker.addItem(following["title"] or following["id"], following["id"])
+            picker.setCurrentIndex(1)
+        picker.blockSignals(False)
+        picker.setToolTip(following["cwd"] if following else self.tr("No DSH session found"))
+
+    def _fill_sessions(self, rows: list[dict]) -> None:
+        picker = self.session_picker
+        current = picker.currentData()
+        picker.blockSignals(True)
+        while picker.count() > 1:
+            picker.removeItem(1)
+        for row in rows[:30]:
+            name = row["title"] or os.path.basename(row["cwd"].rstrip("/")) or row["id"]
+            picker.addItem(f"{name} · {relative_time_text(row['updated_ms'], self.clock())}", row["id"])
+        index = picker.findData(current)
+        picker.setCurrentIndex(max(index, 0))
+        picker.blockSignals(False)
+
+    def _on_session_picked(self, index: int) -> None:
+        session_id = self.session_picker.itemData(index) or None
+        self.ranking.pin_session(session_id)
+
+    def _on_kind_tab(self, index: int) -> None:
+        if 0 <= index < len(KINDS):
+            self.settings.kind = KINDS[index]
+
+    def set_on_top(self, on: bool) -> None:
+        self.action_top.setChecked(on)
+
+    # --- events and words ----------------------------------------------------------------------------
+
+    def eventFilter(self, watched, event) -> bool:
+        if watched is self.session_picker and event.type() == QEvent.Type.MouseButtonPress and self.ranking.follow:
+            self.ranking.follower.list_sessions()
+        return super().eventFilter(watched, event)
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+    def retranslate(self) -> None:
+        self.relevance_button.setText(self.tr("Relevant"))
+        self.relevance_button.setToolTip(
+            self.tr("Sort by relevance to the current conversation (local keyword matching, no model call)"))
+        self.time_button.setText(self.tr("Recent"))
+        self.time_button.setToolTip(self.tr("Sort by file modified time, newest first"))
+        self.refresh_button.setToolTip(self.tr("Refresh now"))
+        for i, text in enumerate((self.tr("Docs"), self.tr("Images & video"), self.tr("All"))):
+            self.kind_tabs.setTabText(i, text.replace("&", "&&"))  # a literal ampersand, not a mnemonic
+        self.kind_tabs.setToolTip(self.tr("Switch which artifacts are listed"))
+        self.filter_box.setPlaceholderText(self.tr("Filter title / summary / path"))
+        self.filter_box.setAccessibleName(self.tr("Filter documents"))
+        self.topic_box.setPlaceholderText(self.tr("What are you working on? (replaces the conversation while set)"))
+        self.topic_box.setAccessibleName(self.tr("Topic"))
+        self.workspace_button.setAccessibleName(self.tr("Open in file manager"))
+        self.menu_button.setToolTip(self.tr("More"))
+        self.action_refresh.setText(self.tr("Refresh"))
+        self.action_top.setText(self.tr("Always on top"))
+        self.action_dock_left.setText(self.tr("Dock to the left edge"))
+        self.action_dock_right.setText(self.tr("Dock to the right edge"))
+        self.action_settings.setText(self.tr("Settings…"))
+        self.action_memory.setText(self.tr("Memory…"))
+        self.action_history.setText(self.tr("Conversation history…"))
+        self.action_quit.setText(self.tr("Quit"))
+        if not self.root:
+            self.workspace_button.setText(self.tr("No workspace"))
+        self._update_session_picker()
