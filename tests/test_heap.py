@@ -26,8 +26,8 @@ def test_delivered_rankings_are_freed_by_reference_counting_alone(qtbot, make_wo
 
     monkeypatch.setattr(Workspace, "rank", recording_rank)
     live = LiveRanking(workspace=str(root), persistent=False, follow=False)
-    delivered: list[object] = []
-    live.rankingChanged.connect(delivered.append)
+    delivered: list[weakref.ref] = []  # the ViewResults the window was given
+    live.rankingChanged.connect(lambda result: delivered.append(weakref.ref(result)))
     live.start()
     gc.collect()
     gc.disable()  # freed by reference counting, never by waiting for the collector (a frozen heap never gets it)
@@ -39,9 +39,11 @@ def test_delivered_rankings_are_freed_by_reference_counting_alone(qtbot, make_wo
             live.set_messages([Message("user", f"round {i}: what about the {topic}?")])
             qtbot.waitUntil(lambda before=before: len(delivered) > before, timeout=10_000)
         qtbot.wait(200)  # the worker's frame that built the last one has returned
-        assert len(made) >= ROUNDS
+        assert len(made) >= ROUNDS and len(delivered) > ROUNDS
         alive = [ref for ref in made if ref() is not None]
         assert not alive, f"{len(alive)} of {len(made)} rankings are still alive"
+        shown = [ref for ref in delivered if ref() is not None]
+        assert shown == delivered[-1:], f"{len(shown)} delivered results alive; only the one shown should be"
     finally:
         gc.enable()
         live.stop()
