@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import Any
 
 from .dsh.usage import Usage
 from .rank.context_pack import ContextPack, Reason
@@ -94,7 +95,7 @@ class ViewResult:
         return self.docs.rows[:limit]
 
 
-def _row(record: RankedDoc, **pack) -> ViewRow:
+def _row(record: RankedDoc, **pack: Any) -> ViewRow:
     doc = record.doc
     return ViewRow(doc.rel, doc.kind, doc.title, doc.summary, doc.mtime_ms, tuple(record.matched), **pack)
 

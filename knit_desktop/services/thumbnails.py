@@ -256,6 +256,7 @@ class ThumbnailService(WorkerThread):
         self.cache = ThumbnailCache(Path(cache_dir) if cache_dir else app_home() / "thumbnails")
         worker = _ThumbnailWorker(self.cache)
         super().__init__(worker, "knit-thumbnails", parent)
+        self._thumbnailer = worker  # typed: its counters are read by tests and benchmarks
         self._load.connect(worker.load)
         self._store.connect(worker.store)
         self._loadImage.connect(worker.loadImage)
@@ -315,11 +316,11 @@ class ThumbnailService(WorkerThread):
 
     @property
     def decoded(self) -> int:
-        return self._worker.decoded
+        return self._thumbnailer.decoded
 
     @property
     def from_cache(self) -> int:
-        return self._worker.from_cache
+        return self._thumbnailer.from_cache
 
     # --- answers -------------------------------------------------------------------------------------
 

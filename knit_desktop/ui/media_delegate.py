@@ -8,6 +8,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPainterPath, Q
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from ..core.media.layout import GridGeometry, duration_text, grid_geometry
+from ..core.view import ViewRow
 from .wording import is_new
 
 RADIUS = 6
@@ -81,7 +82,7 @@ class MediaDelegate(QStyledItemDelegate):
         return QRect((width - side) // 2, (height - side) // 2, side, side)
 
     @staticmethod
-    def _placeholder(painter: QPainter, rect: QRect, item: dict, thumb, palette: QPalette) -> None:
+    def _placeholder(painter: QPainter, rect: QRect, item: ViewRow, thumb, palette: QPalette) -> None:
         color = QColor(palette.color(QPalette.ColorRole.Text))
         color.setAlphaF(0.45)
         painter.setPen(color)
