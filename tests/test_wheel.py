@@ -35,7 +35,7 @@ switcher = LanguageSwitcher()
 switcher.apply("zh_CN")
 print(knit_desktop.__file__)
 print(resources_dir())
-print(QCoreApplication.translate("MainWindow", "Settings…"))
+print(QCoreApplication.translate("HeaderBar", "Settings…"))
 """
 
 
