@@ -6,22 +6,13 @@ from PySide6.QtCore import QCoreApplication, QModelIndex, QPersistentModelIndex,
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette, QTextLayout, QTextLine, QTextOption
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
+from .colours import row_colours
 from .document_model import TIERS, Row, RowRole
 from .wording import is_new, relative_time_text, tier_hint, tier_title, why_text
 
 PAD = 8
 NUMBER_WIDTH = 22
 HEADER_HEIGHT = 26
-
-
-def accent(palette: QPalette) -> QColor:
-    return palette.color(QPalette.ColorRole.Highlight)
-
-
-def dim(palette: QPalette, role: QPalette.ColorRole = QPalette.ColorRole.Text) -> QColor:
-    color = QColor(palette.color(role))
-    color.setAlphaF(0.6)
-    return color
 
 
 class DocumentDelegate(QStyledItemDelegate):
@@ -72,38 +63,40 @@ class DocumentDelegate(QStyledItemDelegate):
         painter.restore()
 
     def _paint_header(self, painter: QPainter, option: QStyleOptionViewItem, row: Row) -> None:
+        """A small label: the tier's name, its count and its hint, on one line above a hairline."""
         rect = option.rect.adjusted(PAD, 0, -PAD, 0)
+        colours = row_colours(option.palette)
         _, base, small = self._fonts(option)
         bold = QFont(small)
         bold.setWeight(QFont.Weight.Bold)
         painter.setFont(bold)
-        color = accent(option.palette) if row.tier in TIERS else dim(option.palette)
-        painter.setPen(color)
+        painter.setPen(colours.header if row.tier in TIERS else colours.hint)
         name = tier_title(row.tier)
         painter.drawText(rect, Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, name)
-        hint = tier_hint(row.tier)
-        if hint:
-            x = rect.left() + QFontMetrics(bold).horizontalAdvance(name) + 8
+        rest = " · ".join(part for part in (str(row.count) if row.count else "", tier_hint(row.tier)) if part)
+        if rest:
+            x = rect.left() + QFontMetrics(bold).horizontalAdvance(name) + PAD
             painter.setFont(small)
-            painter.setPen(dim(option.palette))
+            painter.setPen(colours.hint)
             painter.drawText(QRect(x, rect.top(), rect.right() - x, rect.height()),
-                             Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, hint)
-        painter.setPen(dim(option.palette, QPalette.ColorRole.Mid))
+                             Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
+                             QFontMetrics(small).elidedText(rest, Qt.TextElideMode.ElideRight, rect.right() - x))
+        line = QColor(option.palette.color(QPalette.ColorRole.Mid))  # a rule, not text: no contrast minimum
+        painter.setPen(line)
         painter.drawLine(rect.left(), rect.bottom(), rect.right(), rect.bottom())
 
     def _paint_document(self, painter: QPainter, option: QStyleOptionViewItem, row: Row, palette: QPalette) -> None:
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
         has_focus = bool(option.state & QStyle.StateFlag.State_HasFocus)
         rect = option.rect
+        colours = row_colours(palette, selected)
         if selected:
-            painter.fillRect(rect, palette.color(QPalette.ColorRole.Highlight))
+            painter.fillRect(rect, colours.background)
         elif option.state & QStyle.StateFlag.State_MouseOver:
             hover = QColor(palette.color(QPalette.ColorRole.Highlight))
             hover.setAlphaF(0.12)
             painter.fillRect(rect, hover)
-        text_color = palette.color(QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text)
-        soft = QColor(text_color)
-        soft.setAlphaF(0.7)
+        text_color, soft = colours.text, colours.soft
         title_font, base, small = self._fonts(option)
         doc = row.doc or {}
         now = self.model.now_ms
@@ -130,7 +123,7 @@ class DocumentDelegate(QStyledItemDelegate):
         x = left
         if row.tier == "primary":
             painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-            painter.setBrush(text_color if selected else accent(palette))
+            painter.setBrush(colours.accent)
             painter.setPen(Qt.PenStyle.NoPen)
             painter.drawEllipse(x, inner.top() + line_h // 2 - 3, 6, 6)
             x += 11
@@ -151,13 +144,13 @@ class DocumentDelegate(QStyledItemDelegate):
         # why line
         if row.reason is not None:
             painter.setFont(small)
-            painter.setPen(text_color if selected else accent(palette))
+            painter.setPen(colours.accent)
             why = QFontMetrics(small).elidedText(why_text(row.reason), Qt.TextElideMode.ElideRight, width)
             painter.drawText(QRect(left, y + 2, width, QFontMetrics(small).height()),
                              Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, why)
         if has_focus:
             pen = painter.pen()
-            pen.setColor(accent(palette) if not selected else text_color)
+            pen.setColor(colours.accent)
             pen.setWidth(2)
             painter.setPen(pen)
             painter.setBrush(Qt.BrushStyle.NoBrush)

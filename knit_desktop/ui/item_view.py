@@ -4,9 +4,10 @@ toggling the preview, double-click opening a larger window, selection by path, a
 from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
-from PySide6.QtGui import QKeyEvent, QPainter, QPalette
+from PySide6.QtGui import QKeyEvent, QPainter
 from PySide6.QtWidgets import QAbstractItemView, QListView
 
+from .colours import empty_text
 from .document_model import RelRole
 
 
@@ -92,9 +93,7 @@ class ItemView(QListView):
         super().paintEvent(event)
         if self._model.rowCount() == 0 and self.empty_text:
             painter = QPainter(self.viewport())
-            color = self.palette().color(QPalette.ColorRole.Text)
-            color.setAlphaF(0.6)
-            painter.setPen(color)
+            painter.setPen(empty_text(self.palette()))
             painter.drawText(self.viewport().rect().adjusted(16, 16, -16, -16),
                              Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop | Qt.TextFlag.TextWordWrap,
                              self.empty_text)

@@ -16,7 +16,6 @@ from PySide6.QtGui import (
     QImage,
     QKeySequence,
     QPainter,
-    QPalette,
     QPixmap,
     QShortcut,
     QTextCharFormat,
@@ -42,6 +41,7 @@ from PySide6.QtWidgets import (
 from ..core.index.boundary import OutsideWorkspace, inside, read_inside, resolve_inside
 from ..core.index.preview_content import PreviewData
 from ..services import multimedia
+from .colours import passage_background
 from .media_preview import ImageView, VideoPlayer, video_unavailable_text
 
 _MD_SYNTAX = re.compile(r"^\s{0,3}(#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)|[*_`~]|!?\[([^\[\]]*)\]\([^()]*\)")
@@ -103,7 +103,7 @@ def placeholder_image(text: str) -> QImage:
     image = QImage(360, 36, QImage.Format.Format_ARGB32)
     image.fill(QColor(240, 240, 240))
     painter = QPainter(image)
-    painter.setPen(QColor(120, 120, 120))
+    painter.setPen(QColor(100, 100, 100))  # 5.2:1 on the fill
     painter.drawRect(0, 0, image.width() - 1, image.height() - 1)
     painter.drawText(image.rect().adjusted(8, 0, -8, 0), int(Qt.AlignmentFlag.AlignVCenter), text)
     painter.end()
@@ -309,9 +309,7 @@ class PreviewPane(QFrame):
         start, end = match["start_line"], match["end_line"]
         document = self.browser.document()
         fmt = QTextCharFormat()
-        color = QColor(self.palette().color(QPalette.ColorRole.Highlight))
-        color.setAlphaF(0.18)
-        fmt.setBackground(color)
+        fmt.setBackground(passage_background(self.palette()))
         fmt.setProperty(QTextCharFormat.Property.FullWidthSelection, True)
         selections = []
         terms = [t.lower() for t in match.get("terms", [])]

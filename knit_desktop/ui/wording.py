@@ -55,7 +55,7 @@ def tier_title(tier: str) -> str:
 def tier_hint(tier: str) -> str:
     return {
         "primary": QCoreApplication.translate("Tiers", "read first"),
-        "supporting": QCoreApplication.translate("Tiers", "supporting"),
+        "supporting": QCoreApplication.translate("Tiers", "evidence, next step"),
         "related": QCoreApplication.translate("Tiers", "background"),
         "other": "",
     }[tier]
