@@ -18,12 +18,14 @@ from .dsh.conversation import MAX_CHARS, Message, conversation_window
 from .index.boundary import OUTSIDE_REASON, OutsideWorkspace, WorkspaceNotFound, links_outside
 from .index.documents import SkipFile, content_hash, extract_document, kind_for_name, read_indexed_bytes
 from .index.links import LinkGraph, Ref, build_graph, extract_refs
+from .index.pins import Pins
 from .index.scan import Candidate, FileStatus, candidate_for, walk_workspace
 from .index.search_index import SearchIndex
 from .index.store import FileRow, IndexStore, is_damage
 from .paths import index_db_path
 from .rank.context_pack import ContextPack, build_context_pack
 from .rank.keywords import Keyword, extract_keywords, query_keywords
+from .rank.pinning import pin_pack
 from .rank.ranking import Ranking, rank
 
 if TYPE_CHECKING:
@@ -426,6 +428,8 @@ class Workspace:
         kind = doc.kind if doc is not None else (kind_for_name(rel) or "txt")
         return load_preview(self.root, rel, kind, self.graph())
 
-    def context(self, request: RankInput, *, now_ms: int, recent_limit: int = 5) -> ContextPack:
+    def context(self, request: RankInput, *, now_ms: int, recent_limit: int = 5, pins: Pins | None = None) -> ContextPack:
+        """The context pack; `pins` (the user's pins and hides) are applied when given."""
         ranking = self.rank(request, now_ms=now_ms, kind="doc", sort="relevance")
-        return build_context_pack(ranking, self.graph(), task=request.task, recent_limit=recent_limit)
+        pack = build_context_pack(ranking, self.graph(), task=request.task, recent_limit=recent_limit)
+        return pin_pack(pack, pins, self.index.get) if pins is not None else pack

@@ -2,19 +2,31 @@
 
 from __future__ import annotations
 
+from ..index.pins import Pins
 from ..rank.context_pack import ContextPack, PackItem
+from ..rank.pinning import pin_order
 from ..rank.ranking import Ranking
 
 TOOL_RELATIONS = 2
 
 
-def rank_payload(ranking: Ranking, limit: int | None = None) -> dict:
-    ranked = ranking.ranked if limit is None else ranking.ranked[:limit]
+def rank_payload(ranking: Ranking, limit: int | None = None, pins: Pins | None = None) -> dict:
+    """The rank list; with `pins`, hidden documents left out and pinned ones first (`pinned` names them)."""
+    if pins is not None and (pins.pinned or pins.hidden):
+        by_rel = {r.doc.rel: r for r in ranking.ranked}
+        order = pin_order(list(by_rel), pins)
+        ranked = [by_rel[rel] for rel in (order if limit is None else order[:limit])]
+        extra = {"pinned": [rel for rel in pins.pinned if rel in by_rel],
+                 "hidden": sum(1 for rel in pins.hidden if rel in by_rel)}
+    else:
+        ranked = ranking.ranked if limit is None else ranking.ranked[:limit]
+        extra = {}
     return {
         "mode": ranking.mode,
         "topic": ranking.topic,
         "keywords": ranking.matched_terms,
-        "total": ranking.total,
+        "total": ranking.total - extra.get("hidden", 0),
+        **extra,
         "results": [
             {
                 "rel": r.doc.rel,
@@ -68,6 +80,10 @@ def context_payload(pack: ContextPack, relations_limit: int = TOOL_RELATIONS) ->
             "total": pack.total,
         },
     }
+    if pack.pinned or pack.hidden:  # only where the user pinned or hid something: the usual answer is unchanged
+        out["pinned"] = [item_payload(i, relations_limit) for i in pack.pinned]
+        out["totals"]["pinned"] = len(pack.pinned)
+        out["totals"]["hidden"] = pack.hidden
     if pack.mode == "time":
         out["docs"] = [
             {"rel": r.doc.rel, "title": r.doc.title, "summary": r.doc.summary, "mtime_ms": r.doc.mtime_ms}
@@ -84,7 +100,7 @@ def peek_rows(payload: dict | None, limit: int = PEEK_LIMIT) -> list[dict]:
     if not payload:
         return []
     context = payload.get("context") or {}
-    ordered = [item["rel"] for tier in ("primary", "supporting", "related") for item in context.get(tier, [])]
+    ordered = [item["rel"] for tier in ("pinned", "primary", "supporting", "related") for item in context.get(tier, [])]
     placed = set(ordered)
     results = payload["rank"]["results"]
     ordered += [r["rel"] for r in results if r["rel"] not in placed]
@@ -96,10 +112,12 @@ def view_payload(workspace, request, *, now_ms: int, kind: str, sort: str, with_
                  limit: int | None = None) -> dict:
     """What the window shows for one view. "all" gets two separate rankings, documents and media, so a workspace
     with hundreds of documents can never push its images and videos out (the reference's one-pool defect)."""
+    pins = Pins.load(workspace.root)  # read per view: a pin or hide made a moment ago counts at the next rank
     if kind == "all":
         docs = workspace.rank(request, now_ms=now_ms, kind="doc", sort=sort)
         media = workspace.rank(request, now_ms=now_ms, kind="media", sort=sort)
-        return {"kind": "all", "rank": rank_payload(docs, limit), "media": rank_payload(media), "context": None}
+        return {"kind": "all", "rank": rank_payload(docs, limit, pins), "media": rank_payload(media, None, pins),
+                "context": None, "hidden": pins.hidden}
     ranking = workspace.rank(request, now_ms=now_ms, kind=kind, sort=sort)
-    context = context_payload(workspace.context(request, now_ms=now_ms)) if with_context else None
-    return {"kind": kind, "rank": rank_payload(ranking, limit), "context": context}
+    context = context_payload(workspace.context(request, now_ms=now_ms, pins=pins)) if with_context else None
+    return {"kind": kind, "rank": rank_payload(ranking, limit, pins), "context": context, "hidden": pins.hidden}
