@@ -127,7 +127,7 @@ class DocumentDelegate(QStyledItemDelegate):
             painter.setPen(Qt.PenStyle.NoPen)
             painter.drawEllipse(x, inner.top() + line_h // 2 - 3, 6, 6)
             x += 11
-        mark = "🆕 " if is_new(doc.get("mtime_ms", 0), now) else ""
+        mark = ("📌 " if row.tier == "pinned" else "") + ("🆕 " if is_new(doc.get("mtime_ms", 0), now) else "")
         painter.setFont(title_font)
         painter.setPen(text_color)
         title = fm_title.elidedText(mark + doc.get("title", ""), Qt.TextElideMode.ElideRight, inner.right() - when_w - 8 - x)

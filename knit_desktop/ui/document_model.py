@@ -13,7 +13,7 @@ from PySide6.QtCore import QAbstractListModel, QCoreApplication, QModelIndex, QP
 
 from .wording import is_new, relative_time_text, tier_hint, tier_title, why_text
 
-TIERS = ("primary", "supporting", "related")
+TIERS = ("pinned", "primary", "supporting", "related")  # "pinned": the user's pins, above primary
 
 RelRole = Qt.ItemDataRole.UserRole + 1
 RowRole = Qt.ItemDataRole.UserRole + 2  # the Row itself, for the delegate

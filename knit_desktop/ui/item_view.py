@@ -3,12 +3,13 @@ toggling the preview, double-click opening a larger window, selection by path, a
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
-from PySide6.QtGui import QKeyEvent, QPainter
-from PySide6.QtWidgets import QAbstractItemView, QListView
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, Qt, Signal
+from PySide6.QtGui import QContextMenuEvent, QDrag, QKeyEvent, QMouseEvent, QPainter
+from PySide6.QtWidgets import QAbstractItemView, QApplication, QListView
 
 from .colours import empty_text
-from .document_model import RelRole
+from .document_model import RelRole, RowRole
+from .media_model import MediaRole
 
 
 class ItemView(QListView):
@@ -29,6 +30,56 @@ class ItemView(QListView):
         self.empty_text = ""
         self.focusing = False  # True while Qt's own focus handling moves the cursor (currentChanged ignores it)
         self.doubleClicked.connect(lambda index: self.openWindowRequested.emit(index.data(RelRole) or ""))
+        self.item_actions = None  # the window's ItemActions: the right-click menu and what a drag carries
+        self._press: tuple[QPoint, str] | None = None  # where a left press started, on which item
+
+    def item_title(self, index: QModelIndex) -> str:
+        """The item's title for a Markdown link: the document's title, else the file name."""
+        rel = index.data(RelRole) or ""
+        row = index.data(RowRole)  # a document Row
+        doc = getattr(row, "doc", None) or index.data(MediaRole) or {}  # or a media result
+        return doc.get("title") or rel.rsplit("/", 1)[-1]
+
+    # --- right-click menu and drag out ---------------------------------------------------------------
+
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:
+        index = self.indexAt(event.pos())
+        rel = index.data(RelRole) if index.isValid() else ""
+        if not rel or self.item_actions is None:
+            super().contextMenuEvent(event)
+            return
+        self.setCurrentIndex(index)  # the row the menu is about is the one that looks chosen
+        menu = self.item_actions.menu(rel, self.item_title(index), self)
+        menu.exec(event.globalPos())
+        menu.deleteLater()
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        index = self.indexAt(event.position().toPoint())
+        rel = index.data(RelRole) if index.isValid() else ""
+        self._press = (event.position().toPoint(), rel) if event.button() == Qt.MouseButton.LeftButton and rel else None
+        super().mousePressEvent(event)
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:
+        press = self._press
+        if (press is not None and event.buttons() & Qt.MouseButton.LeftButton and self.item_actions is not None
+                and (event.position().toPoint() - press[0]).manhattanLength() >= QApplication.startDragDistance()):
+            self._press = None
+            self.drag_out(press[1])
+            return
+        super().mouseMoveEvent(event)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        self._press = None
+        super().mouseReleaseEvent(event)
+
+    def drag_out(self, rel: str) -> None:
+        """Carry the file to another app: a file manager or editor gets the file, a chat box its path."""
+        mime = self.item_actions.mime(rel)
+        if not mime.hasUrls():
+            return
+        drag = QDrag(self)
+        drag.setMimeData(mime)
+        drag.exec(Qt.DropAction.CopyAction | Qt.DropAction.LinkAction, Qt.DropAction.CopyAction)
 
     # --- selection -----------------------------------------------------------------------------------
 

@@ -28,7 +28,9 @@ from ..services import multimedia
 from .all_view import AllView
 from .document_model import DocumentListModel
 from .document_view import DocumentListView
+from .hidden_footer import HiddenFooter
 from .history_view import RecallStrip
+from .item_actions import ItemActions
 from .media_model import MediaGridModel
 from .media_preview import video_unavailable_text
 from .media_view import MediaGridView
@@ -63,7 +65,7 @@ class MainWindow(QMainWindow):
         self.payload: dict | None = None
         self.root = ""
         self.session: dict | None = None
-        self.status = {"progress": "", "watch": "", "problems": 0, "failed": "", "memory": ""}
+        self.status = {"progress": "", "watch": "", "problems": 0, "failed": "", "memory": "", "notice": ""}
         self._shown_first = False
         self._preview_windows: list = []
 
@@ -93,6 +95,16 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.splitter, 1)
         self.recall_strip = RecallStrip()  # "From earlier conversations" (issue 18), hidden until something is recalled
         layout.addWidget(self.recall_strip)
+        self.item_actions = ItemActions(self)  # right-click menu, drag out, pins: one for every list and grid
+        for view in (self.list, self.grid, self.all_view.docs, self.all_view.grid):
+            view.item_actions = self.item_actions
+        self.item_actions.previewRequested.connect(self.show_document)
+        self.item_actions.pinsChanged.connect(self.ranking.rerank)
+        self._notice_timer = QTimer(self, singleShot=True, interval=10_000)  # a notice is read, then it goes
+        self._notice_timer.timeout.connect(lambda: self._set_status(notice=""))
+        self.item_actions.notice.connect(lambda text: (self._set_status(notice=text), self._notice_timer.start()))
+        self.hidden_footer = HiddenFooter(self.item_actions)
+        layout.addWidget(self.hidden_footer)
         self.status_label = QLabel(objectName="StatusLine")
         self.status_label.setWordWrap(True)
         layout.addWidget(self.status_label)
@@ -294,6 +306,8 @@ class MainWindow(QMainWindow):
 
     def _on_workspace(self, root: str) -> None:
         self.root = root
+        self.item_actions.set_root(root)
+        self.hidden_footer.update_count()
         self.payload = None
         self.model.set_payload(None, self.clock())
         self.grid_model.set_results([], self.clock())
@@ -370,6 +384,8 @@ class MainWindow(QMainWindow):
             parts.append(video_unavailable_text())
         if self.status["memory"]:
             parts.append(self.status["memory"])
+        if self.status["notice"]:
+            parts.append(self.status["notice"])
         usage = (self.payload or {}).get("usage", "")
         if usage and self.settings.show_usage:
             parts.append(usage)

@@ -45,6 +45,7 @@ def is_new(mtime_ms: int, now_ms: int) -> bool:
 
 def tier_title(tier: str) -> str:
     return {
+        "pinned": QCoreApplication.translate("Tiers", "Pinned"),
         "primary": QCoreApplication.translate("Tiers", "Primary"),
         "supporting": QCoreApplication.translate("Tiers", "Supporting"),
         "related": QCoreApplication.translate("Tiers", "Related"),
@@ -54,6 +55,7 @@ def tier_title(tier: str) -> str:
 
 def tier_hint(tier: str) -> str:
     return {
+        "pinned": QCoreApplication.translate("Tiers", "kept on top by you"),
         "primary": QCoreApplication.translate("Tiers", "read first"),
         "supporting": QCoreApplication.translate("Tiers", "evidence, next step"),
         "related": QCoreApplication.translate("Tiers", "background"),
@@ -79,6 +81,8 @@ def why_text(reason: dict) -> str:
         return QCoreApplication.translate("Why", "referenced by a primary document")
     if code == "linkSource":
         return QCoreApplication.translate("Why", "references a primary document")
+    if code == "pinned":
+        return QCoreApplication.translate("Why", "pinned by you")
     return QCoreApplication.translate("Why", "related to the current task")
 
 

@@ -1,0 +1,140 @@
+"""The right-click menu on documents and thumbnails, dragging a document out, pin and hide in the window.
+
+Every menu entry is chosen by a real right-click on the window and a click on the menu item (QTest through the
+window, so Qt makes the context-menu event itself)."""
+
+from __future__ import annotations
+
+import os
+
+from PySide6.QtCore import QPoint, Qt, QTimer
+from PySide6.QtGui import QDrag, QGuiApplication
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication, QMenu
+
+from knit_desktop.core.index.pins import Pins
+from knit_desktop.ui import item_actions as item_actions_module
+
+from . import test_window
+from .test_window import doc_rels
+
+demo_ws = test_window.demo_ws  # the window tests' fixtures: the demo workspace, and the app opened on it
+open_app = test_window.open_app
+
+
+def right_click_and_choose(qtbot, view, row: int, action_name: str) -> list[str]:
+    """Right-click the row in its view as a user does, then click the named entry; returns the menu's texts."""
+    index = view.model().index(row, 0)
+    view.scrollTo(index)
+    centre = view.visualRect(index).center()
+    seen: list[str] = []
+
+    def choose() -> None:
+        menu = QApplication.activePopupWidget()
+        if not isinstance(menu, QMenu):
+            QTimer.singleShot(20, choose)
+            return
+        seen.extend(a.text() for a in menu.actions() if not a.isSeparator())
+        action = next(a for a in menu.actions() if a.objectName() == action_name)
+        QTest.mouseClick(menu, Qt.MouseButton.LeftButton, pos=menu.actionGeometry(action).center())
+
+    QTimer.singleShot(0, choose)
+    window = view.window().windowHandle()
+    where = view.viewport().mapTo(view.window(), centre)
+    QTest.mouseClick(window, Qt.MouseButton.RightButton, Qt.KeyboardModifier.NoModifier, where)
+    qtbot.waitUntil(lambda: bool(seen), timeout=5000)
+    return seen
+
+
+def test_copy_entries_put_the_path_relative_path_and_markdown_link_on_the_clipboard(qtbot, open_app, demo_ws):
+    knit = open_app()
+    window = knit.window
+    row = window.model.document_rows()[0]
+    rel = window.model.rows[row].rel
+    title = window.model.rows[row].doc["title"]
+    texts = right_click_and_choose(qtbot, window.list, row, "CopyPath")
+    assert texts == ["Open", "Open with system app", "Show in folder", "Copy path", "Copy relative path",
+                     "Copy as Markdown link", "Pin to the top", "Hide from the list"]
+    clipboard = QGuiApplication.clipboard()
+    qtbot.waitUntil(lambda: clipboard.text() == os.path.realpath(demo_ws / rel))
+    right_click_and_choose(qtbot, window.list, row, "CopyRelativePath")
+    qtbot.waitUntil(lambda: clipboard.text() == rel)
+    right_click_and_choose(qtbot, window.list, row, "CopyMarkdownLink")
+    qtbot.waitUntil(lambda: clipboard.text().startswith(f"[{title}]("))
+
+
+def test_pin_puts_a_document_in_a_pinned_tier_that_survives_a_restart(qtbot, open_app, demo_ws, settings):
+    knit = open_app()
+    window = knit.window
+    last = doc_rels(window.model)[-1]
+    right_click_and_choose(qtbot, window.list, window.model.row_of(last), "Pin")
+    qtbot.waitUntil(lambda: window.model.rows[0].tier == "pinned" and window.model.rows[1].rel == last,
+                    timeout=10_000)
+    knit.close()
+    again = open_app()  # a restart: the pin is read back from Knit's data folder
+    qtbot.waitUntil(lambda: again.window.model.rows[0].tier == "pinned", timeout=10_000)
+    assert again.window.model.rows[1].rel == last
+    assert Pins.load(str(demo_ws)).pinned == [last]
+    right_click_and_choose(qtbot, again.window.list, 1, "Pin")  # now reads "Unpin"
+    qtbot.waitUntil(lambda: again.window.model.rows[0].tier != "pinned", timeout=10_000)
+
+
+def test_hide_removes_a_document_until_unhidden_from_the_footer(qtbot, open_app, demo_ws):
+    knit = open_app()
+    window = knit.window
+    first = doc_rels(window.model)[0]
+    assert not window.hidden_footer.isVisible()
+    right_click_and_choose(qtbot, window.list, window.model.row_of(first), "Hide")
+    qtbot.waitUntil(lambda: window.model.row_of(first) < 0, timeout=10_000)
+    assert window.hidden_footer.isVisible() and window.hidden_footer.text() == "Hidden (1)"
+
+    def choose_unhide_all() -> None:
+        menu = QApplication.activePopupWidget()
+        if not isinstance(menu, QMenu):
+            QTimer.singleShot(20, choose_unhide_all)
+            return
+        action = next(a for a in menu.actions() if a.objectName() == "UnhideAll")
+        QTest.mouseClick(menu, Qt.MouseButton.LeftButton, pos=menu.actionGeometry(action).center())
+
+    QTimer.singleShot(0, choose_unhide_all)
+    qtbot.mouseClick(window.hidden_footer, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: window.model.row_of(first) >= 0, timeout=10_000)
+    assert not window.hidden_footer.isVisible()
+
+
+def test_the_media_grid_has_the_same_menu(qtbot, open_app):
+    knit = open_app()
+    window = knit.window
+    qtbot.mouseClick(window.kind_tabs, Qt.MouseButton.LeftButton, pos=window.kind_tabs.tabRect(1).center())
+    qtbot.waitUntil(lambda: window.grid_model.rowCount() > 0, timeout=10_000)
+    rel = window.grid_model.items[0]["rel"]
+    right_click_and_choose(qtbot, window.grid, 0, "CopyRelativePath")
+    qtbot.waitUntil(lambda: QGuiApplication.clipboard().text() == rel)
+
+
+def test_open_with_no_app_registered_says_so(qtbot, open_app, monkeypatch):
+    knit = open_app()
+    window = knit.window
+    monkeypatch.setattr(item_actions_module.QDesktopServices, "openUrl", staticmethod(lambda url: False))
+    right_click_and_choose(qtbot, window.list, window.model.document_rows()[0], "OpenWithSystem")
+    qtbot.waitUntil(lambda: "No app is registered to open" in window.status_label.text())
+    assert window.status_label.isVisible()
+
+
+def test_dragging_a_row_carries_the_file_and_its_path(qtbot, open_app, demo_ws, monkeypatch):
+    knit = open_app()
+    window = knit.window
+    carried = []
+    monkeypatch.setattr(QDrag, "exec", lambda self, *a: carried.append(self.mimeData()) or Qt.DropAction.CopyAction)
+    row = window.model.document_rows()[0]
+    rel = window.model.rows[row].rel
+    index = window.model.index(row)
+    start = window.list.visualRect(index).center()
+    viewport = window.list.viewport()
+    QTest.mousePress(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, start)
+    QTest.mouseMove(viewport, start + QPoint(40, 6))
+    QTest.mouseRelease(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, start + QPoint(40, 6))
+    assert carried, "no drag started"
+    mime = carried[0]
+    path = os.path.realpath(demo_ws / rel)
+    assert [u.toLocalFile() for u in mime.urls()] == [path] and mime.text() == path
