@@ -28,12 +28,14 @@ from ..services import multimedia
 from .all_view import AllView
 from .document_model import DocumentListModel
 from .document_view import DocumentListView
+from .folder_drop import FolderDrop
 from .hidden_footer import HiddenFooter
 from .history_view import RecallStrip
 from .item_actions import ItemActions
 from .media_model import MediaGridModel
 from .media_preview import video_unavailable_text
 from .media_view import MediaGridView
+from .newcomer import NewcomerPanel
 from .preview import PreviewPane
 from .settings import KINDS, Settings, clamp_ratio
 from .wording import relative_time_text, topic_line
@@ -95,6 +97,14 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.splitter, 1)
         self.recall_strip = RecallStrip()  # "From earlier conversations" (issue 18), hidden until something is recalled
         layout.addWidget(self.recall_strip)
+        self.newcomer = NewcomerPanel()  # in the list's place until there is a workspace
+        self.newcomer.folderChosen.connect(lambda folder: setattr(self.settings, "workspace", folder))
+        self.newcomer.demoRequested.connect(self.open_demo)
+        layout.addWidget(self.newcomer, 1)
+        waiting = bool(getattr(ranking, "pinned_workspace", None))  # a folder is on its way: no newcomer flash
+        self.newcomer.setVisible(not waiting)
+        self.splitter.setVisible(waiting)
+        self.folder_drop = FolderDrop(self, settings, ranking)
         self.item_actions = ItemActions(self)  # right-click menu, drag out, pins: one for every list and grid
         for view in (self.list, self.grid, self.all_view.docs, self.all_view.grid):
             view.item_actions = self.item_actions
@@ -306,6 +316,8 @@ class MainWindow(QMainWindow):
 
     def _on_workspace(self, root: str) -> None:
         self.root = root
+        self.splitter.setVisible(bool(root))
+        self.newcomer.setVisible(not root)
         self.item_actions.set_root(root)
         self.hidden_footer.update_count()
         self.payload = None
@@ -536,6 +548,17 @@ class MainWindow(QMainWindow):
     def open_workspace_folder(self) -> None:
         if self.root:
             QDesktopServices.openUrl(QUrl.fromLocalFile(self.root))
+        else:  # "No workspace": choose one
+            self.newcomer.choose_folder()
+
+    def open_demo(self) -> None:
+        """The bundled demo workspace and conversation, as `--demo` opens them."""
+        from ..core.dsh.conversation import load_messages
+        from ..demo import prepare_demo_workspace
+        from ..resources import demo_conversation
+
+        self.ranking.pin_workspace(str(prepare_demo_workspace()))
+        self.ranking.set_messages(load_messages(str(demo_conversation())))
 
     # --- events --------------------------------------------------------------------------------------
 
