@@ -67,6 +67,48 @@
     </message>
 </context>
 <context>
+    <name>FolderDrop</name>
+    <message>
+        <source>Use this folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Make %1 the workspace?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pinned, Knit opens this folder every time (change it in Settings); otherwise only until you quit.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pin as the workspace</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Only for now</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>HiddenFooter</name>
+    <message>
+        <source>Hidden (%1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Documents you hid; choose one to show it again</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show %1 again</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show all hidden documents</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>HistoryPanel</name>
     <message>
         <source>Type what you remember: a few words, a fragment, even with a typo.</source>
@@ -190,6 +232,49 @@
     </message>
     <message>
         <source>Open a result to read the conversation around it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ItemActions</name>
+    <message>
+        <source>No app is registered to open %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open with system app</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show in folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy path</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy relative path</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy as Markdown link</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Unpin</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pin to the top</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Hide from the list</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -446,6 +531,33 @@
     <message>
         <source>Three in English
 (Preferences, Projects, Environment)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>NewcomerPanel</name>
+    <message>
+        <source>Choose the project folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No workspace yet</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Knit keeps a project folder&apos;s documents ranked by what your conversation with the agent is about. Choose the folder, or look around the demo first.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose folder…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open the demo</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>With DSH: start a session in your project folder and Knit follows it. To give the agent the same ranking, add the row that %1 prints to DSH&apos;s cordis.patch.yml.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -768,6 +880,10 @@
 <context>
     <name>Tiers</name>
     <message>
+        <source>Pinned</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Primary</source>
         <translation type="unfinished"></translation>
     </message>
@@ -784,11 +900,15 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>kept on top by you</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>read first</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>supporting</source>
+        <source>evidence, next step</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -904,6 +1024,10 @@
     </message>
     <message>
         <source>references a primary document</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>pinned by you</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

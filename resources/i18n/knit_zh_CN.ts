@@ -63,6 +63,48 @@
     </message>
 </context>
 <context>
+    <name>FolderDrop</name>
+    <message>
+        <source>Use this folder</source>
+        <translation>使用这个文件夹</translation>
+    </message>
+    <message>
+        <source>Make %1 the workspace?</source>
+        <translation>把 %1 设为工作区？</translation>
+    </message>
+    <message>
+        <source>Pinned, Knit opens this folder every time (change it in Settings); otherwise only until you quit.</source>
+        <translation>固定后，Knit 每次都打开这个文件夹（可在设置中更改）；否则只用到退出为止。</translation>
+    </message>
+    <message>
+        <source>Pin as the workspace</source>
+        <translation>固定为工作区</translation>
+    </message>
+    <message>
+        <source>Only for now</source>
+        <translation>仅本次</translation>
+    </message>
+</context>
+<context>
+    <name>HiddenFooter</name>
+    <message>
+        <source>Hidden (%1)</source>
+        <translation>已隐藏（%1）</translation>
+    </message>
+    <message>
+        <source>Documents you hid; choose one to show it again</source>
+        <translation>你隐藏的文档；选一个即可重新显示</translation>
+    </message>
+    <message>
+        <source>Show %1 again</source>
+        <translation>重新显示 %1</translation>
+    </message>
+    <message>
+        <source>Show all hidden documents</source>
+        <translation>显示全部隐藏的文档</translation>
+    </message>
+</context>
+<context>
     <name>HistoryPanel</name>
     <message>
         <source>Type what you remember: a few words, a fragment, even with a typo.</source>
@@ -187,6 +229,49 @@
     <message>
         <source>Open a result to read the conversation around it.</source>
         <translation>打开一条结果，阅读它前后的对话。</translation>
+    </message>
+</context>
+<context>
+    <name>ItemActions</name>
+    <message>
+        <source>No app is registered to open %1</source>
+        <translation>没有可打开 %1 的应用</translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation type="unfinished">打开</translation>
+    </message>
+    <message>
+        <source>Open with system app</source>
+        <translation>用系统应用打开</translation>
+    </message>
+    <message>
+        <source>Show in folder</source>
+        <translation>在文件夹中显示</translation>
+    </message>
+    <message>
+        <source>Copy path</source>
+        <translation>复制路径</translation>
+    </message>
+    <message>
+        <source>Copy relative path</source>
+        <translation>复制相对路径</translation>
+    </message>
+    <message>
+        <source>Copy as Markdown link</source>
+        <translation>复制为 Markdown 链接</translation>
+    </message>
+    <message>
+        <source>Unpin</source>
+        <translation>取消固定</translation>
+    </message>
+    <message>
+        <source>Pin to the top</source>
+        <translation>固定到顶部</translation>
+    </message>
+    <message>
+        <source>Hide from the list</source>
+        <translation>从列表中隐藏</translation>
     </message>
 </context>
 <context>
@@ -443,6 +528,33 @@
 (Preferences, Projects, Environment)</source>
         <translation>英文三本
 Preferences / Projects / Environment</translation>
+    </message>
+</context>
+<context>
+    <name>NewcomerPanel</name>
+    <message>
+        <source>Choose the project folder</source>
+        <translation>选择项目文件夹</translation>
+    </message>
+    <message>
+        <source>No workspace yet</source>
+        <translation>还没有工作区</translation>
+    </message>
+    <message>
+        <source>Knit keeps a project folder&apos;s documents ranked by what your conversation with the agent is about. Choose the folder, or look around the demo first.</source>
+        <translation>Knit 按你和智能体正在聊的内容，为项目文件夹里的文档排序。选择一个文件夹，或先看看演示。</translation>
+    </message>
+    <message>
+        <source>Choose folder…</source>
+        <translation>选择文件夹…</translation>
+    </message>
+    <message>
+        <source>Open the demo</source>
+        <translation>打开演示</translation>
+    </message>
+    <message>
+        <source>With DSH: start a session in your project folder and Knit follows it. To give the agent the same ranking, add the row that %1 prints to DSH&apos;s cordis.patch.yml.</source>
+        <translation>配合 DSH：在项目文件夹中开始一个会话，Knit 会自动跟随。若要让智能体得到同样的排序，把 %1 输出的那一行加入 DSH 的 cordis.patch.yml。</translation>
     </message>
 </context>
 <context>
@@ -761,6 +873,10 @@ Preferences / Projects / Environment</translation>
 <context>
     <name>Tiers</name>
     <message>
+        <source>Pinned</source>
+        <translation>已固定</translation>
+    </message>
+    <message>
         <source>Primary</source>
         <translation>主要上下文</translation>
     </message>
@@ -777,12 +893,16 @@ Preferences / Projects / Environment</translation>
         <translation>其他相关文档</translation>
     </message>
     <message>
+        <source>kept on top by you</source>
+        <translation>由你固定在顶部</translation>
+    </message>
+    <message>
         <source>read first</source>
         <translation>先看</translation>
     </message>
     <message>
-        <source>supporting</source>
-        <translation>辅助</translation>
+        <source>evidence, next step</source>
+        <translation>证据与下一步</translation>
     </message>
     <message>
         <source>background</source>
@@ -898,6 +1018,10 @@ Preferences / Projects / Environment</translation>
     <message>
         <source>references a primary document</source>
         <translation>引用了主要上下文</translation>
+    </message>
+    <message>
+        <source>pinned by you</source>
+        <translation>由你固定</translation>
     </message>
     <message>
         <source>related to the current task</source>
