@@ -9,11 +9,12 @@ from __future__ import annotations
 import os
 import re
 
-from PySide6.QtCore import QByteArray, QEvent, QSize, Qt, QUrl, Signal
+from PySide6.QtCore import QBuffer, QByteArray, QEvent, QSize, Qt, QUrl, Signal
 from PySide6.QtGui import (
     QColor,
     QDesktopServices,
     QImage,
+    QImageReader,
     QKeySequence,
     QPainter,
     QPixmap,
@@ -65,11 +66,13 @@ class WorkspaceTextBrowser(QTextBrowser):
         self.root = ""  # the workspace's real path; empty: nothing is loaded
         self.folder = ""  # the shown document's folder, for relative image paths
         self.refused: list[tuple[str, str]] = []  # (url, why) for each image refused since the last document
+        self._sizes: dict[str, QSize] = {}  # image name -> natural size, for the shown document
 
     def set_location(self, root: str, folder: str) -> None:
         self.root = os.path.realpath(root) if root else ""
         self.folder = folder
         self.refused = []
+        self._sizes = {}
 
     def local_image_path(self, url: QUrl) -> tuple[str | None, str]:
         """The workspace file an image URL names, or None and why it is refused."""
@@ -96,6 +99,48 @@ class WorkspaceTextBrowser(QTextBrowser):
             return QByteArray(bytes(read_inside(self.root, path, MAX_IMAGE_BYTES)))
         except (OSError, OutsideWorkspace) as exc:
             return placeholder_image(self.tr("Image not shown: %1").replace("%1", str(exc)))
+
+    def _natural_size(self, name: str) -> QSize:
+        resource = self.loadResource(QTextDocument.ResourceType.ImageResource.value, QUrl(name))
+        if isinstance(resource, QImage):
+            return resource.size()
+        if resource is None:
+            return QSize()
+        buffer = QBuffer(resource)
+        return QImageReader(buffer).size()  # the header only: no second decode
+
+    def fit_images(self) -> None:
+        """Images no wider than the pane (a banner wider than the pane is scaled down, never cropped or scrolled
+        sideways); smaller ones keep their size. Called after a document is set and when the pane is resized."""
+        available = int(self.viewport().width() - 2 * self.document().documentMargin() - 4)
+        if available <= 0:
+            return
+        cursor = QTextCursor(self.document())
+        block = self.document().begin()
+        while block.isValid():
+            it = block.begin()
+            while not it.atEnd():
+                fragment = it.fragment()
+                fmt = fragment.charFormat()
+                if fmt.isImageFormat():
+                    image = fmt.toImageFormat()
+                    natural = self._sizes.get(image.name())
+                    if natural is None:
+                        natural = self._sizes[image.name()] = self._natural_size(image.name())
+                    if natural.isValid() and natural.width() > 0:
+                        width = min(natural.width(), available)
+                        if abs(image.width() - width) > 0.5:
+                            image.setWidth(width)
+                            image.setHeight(natural.height() * width / natural.width())
+                            cursor.setPosition(fragment.position())
+                            cursor.setPosition(fragment.position() + fragment.length(), QTextCursor.MoveMode.KeepAnchor)
+                            cursor.setCharFormat(image)
+                it += 1
+            block = block.next()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self.fit_images()
 
 
 def placeholder_image(text: str) -> QImage:
@@ -291,6 +336,7 @@ class PreviewPane(QFrame):
             text += "\n\n" + self.tr("(large file — showing the first 512 KB)")
         if data.kind == "md":
             self.browser.setMarkdown(text)
+            self.browser.fit_images()
         else:
             # setPlainText keeps the cursor's formats: after a Markdown heading was highlighted, the whole text
             # would show as that heading. An emptied document and a fresh cursor carry the default formats.
