@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import re
 
-from PySide6.QtCore import QBuffer, QByteArray, QEvent, QSize, Qt, QUrl, Signal
+from PySide6.QtCore import QBuffer, QByteArray, QEvent, QSize, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import (
     QColor,
     QDesktopServices,
@@ -143,6 +143,12 @@ class WorkspaceTextBrowser(QTextBrowser):
         self.fit_images()
 
 
+def best_match(matches: list[dict]) -> dict | None:
+    """The passage to open on: the one holding the most of the matched words (passages come in document order,
+    so the first is not the best: a PDF would open on page 1 with 2 of 6 words instead of page 2 with all 6)."""
+    return max(matches, key=lambda m: len(m.get("terms", ())), default=None)
+
+
 def placeholder_image(text: str) -> QImage:
     """A small framed picture holding `text`, shown where an image is not loaded."""
     image = QImage(360, 36, QImage.Format.Format_ARGB32)
@@ -176,7 +182,12 @@ class PreviewPane(QFrame):
         self.pages = 0
         self._token = 0
         self._page_token = 0
+        self._page_width = 0  # the width the shown page was rendered at
         self._fullscreen = False
+        # a resized pane (fullscreen, the splitter, the window) renders the page again at its new width, once the
+        # resizing pauses: fullscreen gets a large page, not the small one stretched or left small
+        self._rerender = QTimer(self, singleShot=True, interval=150)
+        self._rerender.timeout.connect(self._fit_page)
         ranking.previewReady.connect(self._on_preview)
         ranking.pageRendered.connect(self._on_page)
 
@@ -261,7 +272,8 @@ class PreviewPane(QFrame):
         self.root, self.rel, self.kind = root, rel, kind
         self.matches = list(matches or [])
         self.data = None
-        self.page = next((m["page"] for m in self.matches if m.get("page")), 1)
+        best = best_match(self.matches)
+        self.page = (best or {}).get("page") or 1
         self._set_path(rel)
         self.message.setText(self.tr("Loading…"))
         self.stack.setCurrentWidget(self.message)
@@ -351,7 +363,7 @@ class PreviewPane(QFrame):
         if not self.matches or self.data is None:
             self.browser.setExtraSelections([])
             return
-        match = self.matches[0]
+        match = best_match(self.matches)
         start, end = match["start_line"], match["end_line"]
         document = self.browser.document()
         fmt = QTextCharFormat()
@@ -398,9 +410,21 @@ class PreviewPane(QFrame):
         self.page = min(max(1, page), self.pages)
         self._update_page_bar()
         # leave room for the vertical scroll bar a page taller than the pane brings, so no sideways scrolling
+        self._page_width = self._wanted_page_width()
+        self._page_token = self.ranking.render_page(self.rel, self.page, self._page_width)
+
+    def _wanted_page_width(self) -> int:
         bar = self.page_scroll.verticalScrollBar().sizeHint().width()
-        width = max(200, self.page_scroll.width() - 2 * self.page_scroll.frameWidth() - bar - 8)
-        self._page_token = self.ranking.render_page(self.rel, self.page, width)
+        return max(200, self.page_scroll.width() - 2 * self.page_scroll.frameWidth() - bar - 8)
+
+    def _fit_page(self) -> None:
+        if self.kind == "pdf" and self.pages and abs(self._wanted_page_width() - self._page_width) > 16:
+            self.show_page(self.page)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if self.kind == "pdf":
+            self._rerender.start()
 
     def _on_page(self, token: int, result) -> None:
         if token != self._page_token:
