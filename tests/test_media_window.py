@@ -221,3 +221,16 @@ def test_an_edited_image_gets_a_new_thumbnail_in_the_open_grid(qtbot, open_app, 
 
     qtbot.waitUntil(redrawn, timeout=15_000)
     assert old != "#000000"
+
+
+def test_thumbnails_load_in_the_grid_after_the_all_view_was_shown_first(qtbot, open_app, gallery):
+    """The All view asks for every thumbnail first; the grid, shown after it, must not wait for them for good."""
+    knit = open_app(gallery, "all")
+    window = knit.window
+    all_thumbnails_in(qtbot, window.all_view.media_model)
+    qtbot.mouseClick(window.kind_tabs, Qt.MouseButton.LeftButton, pos=window.kind_tabs.tabRect(1).center())
+    qtbot.waitUntil(lambda: window.views.currentWidget() is window.grid and window.grid_model.rowCount() == 16,
+                    timeout=10_000)
+    all_thumbnails_in(qtbot, window.grid_model, timeout=10_000)
+    recording = window.grid_model.row_of("shots/recording.mp4")
+    assert window.grid_model.thumbnail(recording).duration_ms > 0  # the video's length shows too
