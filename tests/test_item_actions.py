@@ -139,3 +139,19 @@ def test_dragging_a_row_carries_the_file_and_its_path(qtbot, open_app, demo_ws, 
     mime = carried[0]
     path = os.path.realpath(demo_ws / rel)
     assert [u.toLocalFile() for u in mime.urls()] == [path] and mime.text() == path
+
+
+def test_typing_a_topic_brings_the_new_top_results_into_view(qtbot, open_app):
+    knit = open_app()
+    window = knit.window
+    window.resize(420, 520)  # a short list: the last row and the first cannot both be in view
+    last = window.model.index(window.model.document_rows()[-1])
+    window.list.scrollTo(last)
+    qtbot.mouseClick(window.list.viewport(), Qt.MouseButton.LeftButton, pos=window.list.visualRect(last).center())
+    assert not window.list.viewport().rect().intersects(window.list.visualRect(window.model.index(0)))
+    qtbot.mouseClick(window.topic_box, Qt.MouseButton.LeftButton)
+    initial = window.payload["rank"]["topic"]
+    QTest.keyClicks(window.topic_box, "conflict banner resolution")
+    qtbot.waitUntil(lambda: window.payload["rank"]["topic"] != initial, timeout=10_000)
+    first = window.model.index(window.model.document_rows()[0])
+    qtbot.waitUntil(lambda: window.list.viewport().rect().intersects(window.list.visualRect(first)), timeout=5000)

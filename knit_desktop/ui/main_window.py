@@ -255,6 +255,7 @@ class MainWindow(QMainWindow):
 
     def set_payload(self, payload: dict) -> None:
         keep = self.active_view().current_rel()
+        previous_topic = self.payload["rank"].get("topic") if self.payload else None
         self.payload = payload
         kind = payload.get("kind", "doc")
         now = self.clock()
@@ -270,6 +271,8 @@ class MainWindow(QMainWindow):
         view = self.active_view()
         if keep and not view.select_rel(keep) and self.preview.isVisible():
             view.clearSelection()
+        if previous_topic is not None and payload["rank"].get("topic") != previous_topic:
+            view.scrollToTop()  # a new topic: its new top results in view; the selection stays where it is
         self._update_texts()
         if not self._shown_first:
             self._shown_first = True
