@@ -364,6 +364,11 @@ def test_every_menu_item_and_button_of_the_main_window(qtbot, open_app, opened_u
     walk.click("ViewAll", lambda: qtbot.waitUntil(
         lambda: settings.kind == "doc" and window.views.currentWidget() is window.list, timeout=10_000))
 
+    # --- shown only in other states; clicked in tests/test_newcomer.py and tests/test_item_actions.py ---
+    walk.not_clickable("ChooseFolder", "the newcomer screen shows only without a workspace (test_newcomer.py)")
+    walk.not_clickable("OpenDemo", "the newcomer screen shows only without a workspace (test_newcomer.py)")
+    walk.not_clickable("HiddenFooter", "shown only once a document is hidden (test_item_actions.py)")
+
     # --- and last, Quit ---
     walk.trigger("⋯ → Quit", lambda: assert_equal((quits, window.isVisible()), (["quit"], False)))
     walk.finish()

@@ -155,3 +155,15 @@ def test_typing_a_topic_brings_the_new_top_results_into_view(qtbot, open_app):
     qtbot.waitUntil(lambda: window.payload["rank"]["topic"] != initial, timeout=10_000)
     first = window.model.index(window.model.document_rows()[0])
     qtbot.waitUntil(lambda: window.list.viewport().rect().intersects(window.list.visualRect(first)), timeout=5000)
+
+
+def test_open_locally_with_no_app_registered_says_so(qtbot, open_app, monkeypatch):
+    knit = open_app()
+    window = knit.window
+    monkeypatch.setattr(item_actions_module.QDesktopServices, "openUrl", staticmethod(lambda url: False))
+    row = window.model.document_rows()[0]
+    qtbot.mouseClick(window.list.viewport(), Qt.MouseButton.LeftButton,
+                     pos=window.list.visualRect(window.model.index(row)).center())
+    qtbot.waitUntil(window.preview.isVisible)
+    qtbot.mouseClick(window.preview.open_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "No app is registered to open" in window.status_label.text())

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from ..core.index.documents import kind_for_name
 from ..services import multimedia
 from .all_view import AllView
+from .compact import ElidedButton
 from .document_model import DocumentListModel
 from .document_view import DocumentListView
 from .folder_drop import FolderDrop
@@ -112,7 +113,8 @@ class MainWindow(QMainWindow):
         self.item_actions.pinsChanged.connect(self.ranking.rerank)
         self._notice_timer = QTimer(self, singleShot=True, interval=10_000)  # a notice is read, then it goes
         self._notice_timer.timeout.connect(lambda: self._set_status(notice=""))
-        self.item_actions.notice.connect(lambda text: (self._set_status(notice=text), self._notice_timer.start()))
+        self.item_actions.notice.connect(self.show_notice)
+        self.preview.notice.connect(self.show_notice)
         self.hidden_footer = HiddenFooter(self.item_actions)
         layout.addWidget(self.hidden_footer)
         self.status_label = QLabel(objectName="StatusLine")
@@ -155,12 +157,11 @@ class MainWindow(QMainWindow):
 
     def _build_header(self) -> None:
         self.header = QWidget(objectName="Header")
-        self.workspace_button = QToolButton(objectName="WorkspaceBreadcrumb")
-        self.workspace_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        self.workspace_button = ElidedButton(objectName="WorkspaceBreadcrumb")  # middle-elided, full path in its tooltip
         self.workspace_button.clicked.connect(self.open_workspace_folder)
         self.session_picker = QComboBox(objectName="SessionPicker")
         self.session_picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.session_picker.setMinimumContentsLength(12)
+        self.session_picker.setMinimumContentsLength(6)  # the rest is in its popup and tooltip: 320 px must do
         self.session_picker.activated.connect(self._on_session_picked)
         self.session_picker.installEventFilter(self)
         self.menu_button = QToolButton(objectName="MenuButton", text="⋯")
@@ -187,7 +188,7 @@ class MainWindow(QMainWindow):
         self.addAction(self.action_refresh)
         self.menu_button.setMenu(self.menu)
 
-        self.topic_label = QLabel(objectName="TopicLine")
+        self.topic_label = QLabel(objectName="TopicLine", wordWrap=True)  # wraps rather than widen the window
         self.relevance_button = QToolButton(objectName="SortRelevance", checkable=True)
         self.time_button = QToolButton(objectName="SortTime", checkable=True)
         self.sort_group = QButtonGroup(self)
@@ -380,6 +381,11 @@ class MainWindow(QMainWindow):
     def _on_progress(self, done: int, total: int, rel: str) -> None:
         text = self.tr("Indexing %1 / %2").replace("%1", str(done)).replace("%2", str(total)) if done < total else ""
         self._set_status(progress=text)
+
+    def show_notice(self, text: str) -> None:
+        """A passing message in the status line (an app that cannot be opened, …), gone after a while."""
+        self._set_status(notice=text)
+        self._notice_timer.start()
 
     def show_memory_warning(self, text: str) -> None:
         """A problem with the memory proposal queue (a damaged queue file set aside), in the status line."""

@@ -43,6 +43,8 @@ from ..core.index.boundary import OutsideWorkspace, inside, read_inside, resolve
 from ..core.index.preview_content import PreviewData
 from ..services import multimedia
 from .colours import passage_background
+from .compact import ElidedButton, tinted_icon
+from .item_actions import no_app_text, open_with_system_app
 from .media_preview import ImageView, VideoPlayer, video_unavailable_text
 
 _MD_SYNTAX = re.compile(r"^\s{0,3}(#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)|[*_`~]|!?\[([^\[\]]*)\]\([^()]*\)")
@@ -165,6 +167,7 @@ class PreviewPane(QFrame):
     closed = Signal()
     fullscreenToggled = Signal(bool)
     documentRequested = Signal(str)  # a link to another workspace document was followed
+    notice = Signal(str)  # something the user should read in the status line
 
     def __init__(self, ranking, parent: QWidget | None = None, images=None) -> None:
         """`images` decodes pictures off the GUI thread (the ThumbnailService); without it images are not shown."""
@@ -191,16 +194,14 @@ class PreviewPane(QFrame):
         ranking.previewReady.connect(self._on_preview)
         ranking.pageRendered.connect(self._on_page)
 
-        self.path_button = QToolButton(objectName="PathButton")
-        self.path_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
-        self.path_button.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        self.path_button = ElidedButton(objectName="PathButton")  # middle-elided: the folder start and the name
         self.path_button.clicked.connect(self.reveal)
-        self.open_button = QToolButton(objectName="OpenLocally")
+        # icon buttons with tooltips (resources/icons, tinted for the palette): a header that fits 320 px
+        self.open_button = QToolButton(objectName="OpenLocally", autoRaise=True)
         self.open_button.clicked.connect(self.open_locally)
-        self.full_button = QToolButton(objectName="Fullscreen")
+        self.full_button = QToolButton(objectName="Fullscreen", autoRaise=True)
         self.full_button.clicked.connect(lambda: self.set_fullscreen(not self._fullscreen))
-        self.close_button = QToolButton(objectName="ClosePreview")
-        self.close_button.setText("✕")
+        self.close_button = QToolButton(objectName="ClosePreview", autoRaise=True)
         self.close_button.clicked.connect(self.closed)
         bar = QHBoxLayout()
         bar.setContentsMargins(6, 4, 6, 4)
@@ -496,8 +497,8 @@ class PreviewPane(QFrame):
 
     def open_locally(self) -> None:
         path = resolve_inside(self.root, self.rel) if self.root and self.rel else None
-        if path is not None:
-            QDesktopServices.openUrl(QUrl.fromLocalFile(path))
+        if path is not None and not open_with_system_app(path):
+            self.notice.emit(no_app_text(path))  # no app registered for it: said, not silently nothing
 
     def reveal(self) -> None:
         path = resolve_inside(self.root, self.rel) if self.root and self.rel else None
@@ -533,13 +534,23 @@ class PreviewPane(QFrame):
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
+        elif event.type() == QEvent.Type.PaletteChange:  # light ↔ dark: the icons follow
+            self._update_icons()
         super().changeEvent(event)
 
+    def _update_icons(self) -> None:
+        palette = self.palette()
+        self.open_button.setIcon(tinted_icon("open-external", palette))
+        self.full_button.setIcon(tinted_icon("exit-fullscreen" if self._fullscreen else "fullscreen", palette))
+        self.close_button.setIcon(tinted_icon("close", palette))
+
     def retranslate(self) -> None:
-        self.open_button.setText(self.tr("Open locally"))
+        self._update_icons()
+        self.open_button.setText(self.tr("Open locally"))  # the accessible name; the button shows its icon
         self.open_button.setToolTip(self.tr("Open this document in your default app"))
         self.full_button.setText(self.tr("Exit fullscreen") if self._fullscreen else self.tr("Fullscreen"))
         self.full_button.setToolTip(self.tr("Exit fullscreen (Esc)") if self._fullscreen else self.tr("Read fullscreen"))
+        self.close_button.setText(self.tr("Close preview"))
         self.close_button.setToolTip(self.tr("Close preview"))
         self.path_button.setAccessibleName(self.tr("Open in file manager"))
         self.prev_page.setToolTip(self.tr("Previous page"))
