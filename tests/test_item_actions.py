@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from PySide6.QtCore import QPoint, Qt, QTimer
 from PySide6.QtGui import QContextMenuEvent, QDrag, QGuiApplication
 from PySide6.QtTest import QTest
@@ -167,3 +168,67 @@ def test_open_locally_with_no_app_registered_says_so(qtbot, open_app, monkeypatc
     qtbot.waitUntil(window.preview.isVisible)
     qtbot.mouseClick(window.preview.open_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: "No app is registered to open" in window.status_label.text())
+
+
+def test_esc_in_the_topic_box_clears_the_topic_and_leaves_the_preview_open(qtbot, open_app):
+    knit = open_app()
+    window = knit.window
+    row = window.model.document_rows()[0]
+    qtbot.mouseClick(window.list.viewport(), Qt.MouseButton.LeftButton,
+                     pos=window.list.visualRect(window.model.index(row)).center())
+    qtbot.waitUntil(window.preview.isVisible)
+    qtbot.mouseClick(window.topic_box, Qt.MouseButton.LeftButton)
+    QTest.keyClicks(window.topic_box, "conflict banner")
+    qtbot.waitUntil(lambda: knit.ranking.topic == "conflict banner", timeout=5000)
+    QTest.keyClick(window.topic_box, Qt.Key.Key_Escape)
+    assert window.topic_box.text() == "" and window.preview.isVisible()
+    qtbot.waitUntil(lambda: knit.ranking.topic == "", timeout=5000)
+
+
+def test_the_default_size_fits_the_available_screen_at_scale_two(tmp_path):
+    """At QT_SCALE_FACTOR=2 the offscreen screen is 400 × 400 logical pixels: 440 × 760 would not fit."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from PySide6.QtWidgets import QApplication\n"
+        "from knit_desktop.ui.app import KnitApp\n"
+        "from knit_desktop.ui.settings import Settings\n"
+        "app = QApplication(sys.argv[:1])\n"
+        f"knit = KnitApp(workspace=None, dsh_home={str(tmp_path / 'no-dsh')!r}, messages=[],"
+        f" settings=Settings({str(tmp_path / 'settings.ini')!r}), persistent=False)\n"
+        "knit.window.show()\n"
+        "area = knit.window.screen().availableGeometry()\n"
+        "print(knit.window.width(), knit.window.height(), area.width(), area.height())\n"
+        "knit.close()\n"
+    )
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "QT_SCALE_FACTOR": "2", "KNIT_DESKTOP_HOME": str(tmp_path),
+           "PYTHONPATH": os.path.dirname(os.path.dirname(os.path.abspath(__file__)))}
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    width, height, area_w, area_h = map(int, out.stdout.split()[-4:])
+    assert width <= area_w and height + 40 <= area_h
+
+
+@pytest.mark.qt_log_ignore("No such signal QPlatformNativeInterface::systemTrayWindowChanged", extend=True)
+def test_closing_to_the_tray_is_said_once(qtbot, open_app, settings, monkeypatch):
+    from PySide6.QtWidgets import QSystemTrayIcon
+
+    from knit_desktop.ui import tray as tray_module
+
+    monkeypatch.setattr(tray_module.TrayPeek, "available", staticmethod(lambda: True))
+    told = []
+    monkeypatch.setattr(QSystemTrayIcon, "showMessage", lambda self, title, text, *a: told.append((title, text)))
+    knit = open_app()
+    settings.tray = False
+    settings.tray = True
+    QApplication.setQuitOnLastWindowClosed(False)  # as `run` sets it where a tray is available
+    try:
+        knit.window.close()  # the window manager's close button sends this close event
+        assert len(told) == 1 and "tray" in told[0][1]
+        knit.window.show()
+        knit.window.close()
+        assert len(told) == 1 and settings.told_about_tray  # once, remembered
+    finally:
+        QApplication.setQuitOnLastWindowClosed(True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import time
 
-from PySide6.QtCore import QEvent, QModelIndex, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QEvent, QModelIndex, QSize, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QButtonGroup,
@@ -46,6 +46,18 @@ FOLLOW_ACTIVE = ""
 
 def now_ms() -> int:
     return int(time.time() * 1000)
+
+
+FRAME_ALLOWANCE = 48  # a title bar and borders, before the window manager has said how large they are
+
+
+def default_size(screen) -> QSize:
+    """440 × 760, or less where the screen's available area is smaller (a laptop at a scale factor of 2): the
+    whole window, frame included, on screen."""
+    area = screen.availableGeometry() if screen is not None else None
+    if area is None or area.isEmpty():
+        return QSize(440, 760)
+    return QSize(min(440, area.width() - 16), min(760, area.height() - FRAME_ALLOWANCE))
 
 
 class MainWindow(QMainWindow):
@@ -217,6 +229,7 @@ class MainWindow(QMainWindow):
         self._topic_timer = QTimer(self, singleShot=True, interval=250)  # rank once typing pauses
         self._topic_timer.timeout.connect(lambda: self.ranking.set_topic(self.topic_box.text()))
         self.topic_box.textChanged.connect(lambda _t: self._topic_timer.start())
+        self.topic_box.installEventFilter(self)  # Esc clears the topic (not the preview)
         QShortcut(QKeySequence.StandardKey.Find, self, self.filter_box.setFocus)
 
         row1 = QHBoxLayout()
@@ -243,7 +256,7 @@ class MainWindow(QMainWindow):
     def _restore(self) -> None:
         geometry = self.settings.geometry
         if geometry is None or not self.restoreGeometry(geometry):
-            self.resize(440, 760)
+            self.resize(default_size(self.screen() or QGuiApplication.primaryScreen()))
         self._apply_on_top()
         self.kind_tabs.setCurrentIndex(KINDS.index(self.settings.kind))
         (self.relevance_button if self.settings.sort == "relevance" else self.time_button).setChecked(True)
@@ -572,10 +585,14 @@ class MainWindow(QMainWindow):
     # --- events --------------------------------------------------------------------------------------
 
     def eventFilter(self, watched, event) -> bool:
-        if (watched is self.filter_box and event.type() == QEvent.Type.ShortcutOverride
-                and event.key() == Qt.Key.Key_Escape and self.filter_box.text()):
-            event.accept()  # Esc clears the filter before it can close the preview
+        if (watched in (self.filter_box, self.topic_box) and event.type() == QEvent.Type.ShortcutOverride
+                and event.key() == Qt.Key.Key_Escape and watched.text()):
+            event.accept()  # Esc clears the box before it can close the preview
             return True
+        if (watched is self.topic_box and event.type() == QEvent.Type.KeyPress
+                and event.key() == Qt.Key.Key_Escape and self.topic_box.text()):
+            self.topic_box.clear()
+            return True  # Esc in the topic box clears the topic and goes no further
         if watched is self.filter_box and event.type() == QEvent.Type.KeyPress:
             if event.key() == Qt.Key.Key_Escape and self.filter_box.text():
                 self.filter_box.clear()

@@ -154,6 +154,15 @@ class Settings(QObject):
     def geometry(self, value: QByteArray) -> None:
         self.set(options.GEOMETRY, bytes(value.data()))
 
+    @property
+    def told_about_tray(self) -> bool:
+        """The user was told once that closing the window leaves Knit in the tray."""
+        return self._bool("window/told_about_tray", False)
+
+    @told_about_tray.setter
+    def told_about_tray(self, value: bool) -> None:
+        self._set("window/told_about_tray", bool(value))
+
     # --- memory and its sticky notes -----------------------------------------------------------------
 
     @property

@@ -953,6 +953,14 @@
         <source>Knit — recent documents</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Knit is still running</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Closing the window keeps Knit in the tray. Choose Quit in its menu to stop it.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>Video</name>

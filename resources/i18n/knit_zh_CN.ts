@@ -946,6 +946,14 @@ Preferences / Projects / Environment</translation>
         <source>Knit — recent documents</source>
         <translation>Knit 最近文档</translation>
     </message>
+    <message>
+        <source>Knit is still running</source>
+        <translation>Knit 仍在运行</translation>
+    </message>
+    <message>
+        <source>Closing the window keeps Knit in the tray. Choose Quit in its menu to stop it.</source>
+        <translation>关闭窗口后 Knit 仍在托盘中运行。要退出，请在托盘菜单中选择“退出”。</translation>
+    </message>
 </context>
 <context>
     <name>Video</name>
