@@ -232,3 +232,29 @@ def test_closing_to_the_tray_is_said_once(qtbot, open_app, settings, monkeypatch
         assert len(told) == 1 and settings.told_about_tray  # once, remembered
     finally:
         QApplication.setQuitOnLastWindowClosed(True)
+
+
+def test_back_and_forward_after_following_links(qtbot, open_app):
+    knit = open_app()
+    window = knit.window
+    preview = window.preview
+    window.show_document("docs/attachment-cache.md")
+    browser = preview.browser
+    qtbot.waitUntil(lambda: "sync protocol" in browser.toPlainText(), timeout=10_000)
+    assert not preview.back_button.isVisible()
+    found = browser.document().find("sync protocol")
+    browser.setTextCursor(found)
+    browser.ensureCursorVisible()
+    rect = browser.cursorRect(found)
+    at = rect.center() - QPoint(rect.width() // 2 + 20, 0)  # inside the link's text, left of the cursor
+    qtbot.mouseClick(browser.viewport(), Qt.MouseButton.LeftButton, pos=at)
+    qtbot.waitUntil(lambda: preview.rel == "docs/sync-protocol.md", timeout=10_000)
+    assert preview.back_button.isVisible() and preview.back_button.isEnabled()
+    assert not preview.forward_button.isEnabled()
+    QTest.keyClick(browser, Qt.Key.Key_Left, Qt.KeyboardModifier.AltModifier)
+    qtbot.waitUntil(lambda: preview.rel == "docs/attachment-cache.md", timeout=10_000)
+    assert preview.forward_button.isEnabled() and not preview.back_button.isEnabled()
+    QTest.keyClick(browser, Qt.Key.Key_Right, Qt.KeyboardModifier.AltModifier)
+    qtbot.waitUntil(lambda: preview.rel == "docs/sync-protocol.md", timeout=10_000)
+    qtbot.mouseClick(preview.back_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: preview.rel == "docs/attachment-cache.md", timeout=10_000)

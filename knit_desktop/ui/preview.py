@@ -194,6 +194,14 @@ class PreviewPane(QFrame):
         ranking.previewReady.connect(self._on_preview)
         ranking.pageRendered.connect(self._on_page)
 
+        # Back / Forward through followed links (a document opened from the list starts a new trail)
+        self._back: list[str] = []
+        self._forward: list[str] = []
+        self._expected = ""
+        self.back_button = QToolButton(objectName="PreviewBack", autoRaise=True)
+        self.back_button.clicked.connect(self.go_back)
+        self.forward_button = QToolButton(objectName="PreviewForward", autoRaise=True)
+        self.forward_button.clicked.connect(self.go_forward)
         self.path_button = ElidedButton(objectName="PathButton")  # middle-elided: the folder start and the name
         self.path_button.clicked.connect(self.reveal)
         # icon buttons with tooltips (resources/icons, tinted for the palette): a header that fits 320 px
@@ -205,6 +213,8 @@ class PreviewPane(QFrame):
         self.close_button.clicked.connect(self.closed)
         bar = QHBoxLayout()
         bar.setContentsMargins(6, 4, 6, 4)
+        bar.addWidget(self.back_button)
+        bar.addWidget(self.forward_button)
         bar.addWidget(self.path_button, 1)
         bar.addWidget(self.open_button)
         bar.addWidget(self.full_button)
@@ -265,11 +275,21 @@ class PreviewPane(QFrame):
         layout.addWidget(self.links_button)
         layout.addWidget(self.links_list)
         QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self._escape, context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        QShortcut(QKeySequence(Qt.Modifier.ALT | Qt.Key.Key_Left), self, self.go_back,
+                  context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        QShortcut(QKeySequence(Qt.Modifier.ALT | Qt.Key.Key_Right), self, self.go_forward,
+                  context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self._update_history_buttons()
         self.retranslate()
 
     # --- showing a document --------------------------------------------------------------------------
 
     def show_document(self, root: str, rel: str, kind: str, matches: list[dict] | None = None) -> None:
+        if rel != self._expected:  # opened from the list, the tray, …: a new trail
+            self._back.clear()
+            self._forward.clear()
+        self._expected = ""
+        self._update_history_buttons()
         self.root, self.rel, self.kind = root, rel, kind
         self.matches = list(matches or [])
         self.data = None
@@ -461,7 +481,7 @@ class PreviewPane(QFrame):
         target = os.path.normpath(target)
         root = os.path.normpath(self.root)
         if target.startswith(root + os.sep) and inside(os.path.realpath(root), target):
-            self.documentRequested.emit(os.path.relpath(target, root).replace(os.sep, "/"))
+            self.follow(os.path.relpath(target, root).replace(os.sep, "/"))
 
     def _update_links(self) -> None:
         data = self.data
@@ -491,7 +511,37 @@ class PreviewPane(QFrame):
     def _on_link_item(self, item: QListWidgetItem) -> None:
         rel = item.data(Qt.ItemDataRole.UserRole)
         if rel:
-            self.documentRequested.emit(rel)
+            self.follow(rel)
+
+    # --- back and forward through followed links -----------------------------------------------------
+
+    def follow(self, rel: str) -> None:
+        """Go to a linked document; Back (Alt+←) returns here."""
+        if self.rel and rel != self.rel:
+            self._back.append(self.rel)
+            self._forward.clear()
+        self._go(rel)
+
+    def go_back(self) -> None:
+        if self._back:
+            self._forward.append(self.rel)
+            self._go(self._back.pop())
+
+    def go_forward(self) -> None:
+        if self._forward:
+            self._back.append(self.rel)
+            self._go(self._forward.pop())
+
+    def _go(self, rel: str) -> None:
+        self._expected = rel
+        self.documentRequested.emit(rel)
+        self._update_history_buttons()
+
+    def _update_history_buttons(self) -> None:
+        self.back_button.setEnabled(bool(self._back))
+        self.forward_button.setEnabled(bool(self._forward))
+        self.back_button.setVisible(bool(self._back or self._forward))
+        self.forward_button.setVisible(bool(self._back or self._forward))
 
     # --- actions -------------------------------------------------------------------------------------
 
@@ -543,6 +593,8 @@ class PreviewPane(QFrame):
         self.open_button.setIcon(tinted_icon("open-external", palette))
         self.full_button.setIcon(tinted_icon("exit-fullscreen" if self._fullscreen else "fullscreen", palette))
         self.close_button.setIcon(tinted_icon("close", palette))
+        self.back_button.setIcon(tinted_icon("back", palette))
+        self.forward_button.setIcon(tinted_icon("forward", palette))
 
     def retranslate(self) -> None:
         self._update_icons()
@@ -551,6 +603,10 @@ class PreviewPane(QFrame):
         self.full_button.setText(self.tr("Exit fullscreen") if self._fullscreen else self.tr("Fullscreen"))
         self.full_button.setToolTip(self.tr("Exit fullscreen (Esc)") if self._fullscreen else self.tr("Read fullscreen"))
         self.close_button.setText(self.tr("Close preview"))
+        self.back_button.setText(self.tr("Back"))
+        self.back_button.setToolTip(self.tr("Back to the document you followed a link from (Alt+←)"))
+        self.forward_button.setText(self.tr("Forward"))
+        self.forward_button.setToolTip(self.tr("Forward again (Alt+→)"))
         self.close_button.setToolTip(self.tr("Close preview"))
         self.path_button.setAccessibleName(self.tr("Open in file manager"))
         self.prev_page.setToolTip(self.tr("Previous page"))

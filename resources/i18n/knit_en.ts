@@ -632,6 +632,22 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Back</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Back to the document you followed a link from (Alt+←)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Forward</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Forward again (Alt+→)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Open in file manager</source>
         <translation type="unfinished"></translation>
     </message>

@@ -628,6 +628,22 @@ Preferences / Projects / Environment</translation>
         <translation>收起预览</translation>
     </message>
     <message>
+        <source>Back</source>
+        <translation>后退</translation>
+    </message>
+    <message>
+        <source>Back to the document you followed a link from (Alt+←)</source>
+        <translation>回到点链接之前的文档（Alt+←）</translation>
+    </message>
+    <message>
+        <source>Forward</source>
+        <translation>前进</translation>
+    </message>
+    <message>
+        <source>Forward again (Alt+→)</source>
+        <translation>再前进（Alt+→）</translation>
+    </message>
+    <message>
         <source>Open in file manager</source>
         <translation>在文件管理器中打开</translation>
     </message>
