@@ -260,6 +260,12 @@ def test_a_user_session_under_real_x(qtbot, knit, tmp_path):
     xdo_later("mousemove", "--sync", str(grip.x()), str(grip.y()), "mousedown", "1", "sleep", "0.1",
               *moves(grip, grip + QPoint(-150, 100), 6), "sleep", "0.1", "mouseup", "1")
     qtbot.waitUntil(lambda: (note.pos() - before).manhattanLength() > 100, timeout=5000)
+    assert not note.mask().isEmpty()  # cut to its shape: no black corners without a compositor
+    note.move(window.geometry().left() + 40, window.geometry().top() + 220)  # over the window, not the black root
+    qtbot.wait(400)
+    corner = QGuiApplication.primaryScreen().grabWindow(0, note.x(), note.y(), 2, 2).toImage().pixelColor(0, 0)
+    behind = QGuiApplication.primaryScreen().grabWindow(0, note.x() - 3, note.y() - 3, 1, 1).toImage().pixelColor(0, 0)
+    assert corner == behind, (corner.name(), behind.name())  # the corner shows what is behind the note
     shot("09-sticky-note-dragged")
     click(note.remember_button)
     memory_file = Path(knit.settings.memory_dir) / "preferences.md"
