@@ -272,3 +272,15 @@ def test_a_user_session_under_real_x(qtbot, knit, tmp_path):
     qtbot.waitUntil(lambda: "- Prefers large fonts in the preview" in memory_file.read_text(encoding="utf-8"),
                     timeout=5000)
     shot("10-note-confirmed")
+
+    # ⋯ → Dock to the right edge: the whole window, title bar included, within the screen's available area
+    chosen = when_menu(lambda menu: window.action_dock_right)
+    click(window.menu_button)
+    qtbot.waitUntil(lambda: bool(chosen) and chosen[0] is not None, timeout=10_000)
+    area = window.screen().availableGeometry()
+    qtbot.waitUntil(lambda: window.frameGeometry().right() >= area.right() - 2, timeout=5000)
+    qtbot.wait(500)  # the window manager has placed the frame
+    frame = window.frameGeometry()
+    assert area.contains(frame), (frame, area)
+    assert frame.top() <= area.top() + 2 and frame.bottom() >= area.bottom() - 2, (frame, area)
+    shot("11-docked-right")
