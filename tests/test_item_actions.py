@@ -258,3 +258,30 @@ def test_back_and_forward_after_following_links(qtbot, open_app):
     qtbot.waitUntil(lambda: preview.rel == "docs/sync-protocol.md", timeout=10_000)
     qtbot.mouseClick(preview.back_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: preview.rel == "docs/attachment-cache.md", timeout=10_000)
+
+
+def test_filter_matches_are_marked_in_titles_and_summaries(qtbot, open_app):
+    from knit_desktop.ui.colours import row_colours
+
+    knit = open_app()
+    window = knit.window
+    window.resize(480, 820)
+    marked = row_colours(window.list.palette()).match_background.name()
+
+    def painted() -> set[str]:
+        image = window.list.viewport().grab().toImage()
+        return {image.pixelColor(x, y).name() for x in range(0, image.width(), 2) for y in range(0, image.height(), 2)}
+
+    assert marked not in painted()
+    qtbot.mouseClick(window.filter_box, Qt.MouseButton.LeftButton)
+    QTest.keyClicks(window.filter_box, "sync")
+    qtbot.waitUntil(lambda: window.model.needle == "sync")
+    qtbot.waitUntil(lambda: marked in painted(), timeout=5000)
+
+
+def test_the_window_title_says_how_the_list_is_sorted(qtbot, open_app):
+    knit = open_app()
+    window = knit.window
+    qtbot.waitUntil(lambda: window.windowTitle() == "Knit — documents by relevance")
+    qtbot.mouseClick(window.time_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: window.windowTitle() == "Knit — recent documents", timeout=10_000)

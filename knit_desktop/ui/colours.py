@@ -81,6 +81,7 @@ class RowColours:
     accent: QColor  # the why line, the primary dot
     header: QColor  # a tier's name
     hint: QColor  # a tier's hint and count, "Other documents"
+    match_background: QColor  # behind the filter text where it occurs in a title or summary (plain rows)
 
 
 def row_colours(palette: QPalette, selected: bool = False) -> RowColours:
@@ -99,6 +100,7 @@ def row_colours(palette: QPalette, selected: bool = False) -> RowColours:
         accent=accent,
         header=accent,
         hint=readable(_alpha(palette.color(role.Text), 0.6), background),
+        match_background=over(_alpha(palette.color(role.Highlight), 0.22), background),
     )
 
 
@@ -128,6 +130,8 @@ def text_pairs(palette: QPalette) -> list[tuple[str, QColor, QColor]]:
                   (f"{where}: time / summary", colours.soft, colours.background),
                   (f"{where}: why line", colours.accent, colours.background)]
     plain = row_colours(palette)
+    pairs += [("filter match: title", plain.text, plain.match_background),
+              ("filter match: summary", plain.soft, plain.match_background)]
     pairs += [("tier header", plain.header, plain.background), ("tier hint", plain.hint, plain.background),
               ("empty list", empty_text(palette), palette.color(QPalette.ColorRole.Base)),
               ("media placeholder", placeholder_text(palette), palette.color(QPalette.ColorRole.AlternateBase)),

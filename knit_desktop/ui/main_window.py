@@ -294,6 +294,8 @@ class MainWindow(QMainWindow):
 
     def _update_texts(self) -> None:
         payload = self.payload
+        relevance = bool(payload) and payload["rank"].get("mode") == "relevance"
+        self.setWindowTitle(self.tr("Knit — documents by relevance") if relevance else self.tr("Knit — recent documents"))
         if payload:
             text, tip = topic_line(payload["rank"], self.settings.sort)
             self.topic_label.setText(text)
@@ -626,7 +628,6 @@ class MainWindow(QMainWindow):
         super().closeEvent(event)
 
     def retranslate(self) -> None:
-        self.setWindowTitle(self.tr("Knit — recent documents"))
         self.relevance_button.setText(self.tr("Relevant"))
         self.relevance_button.setToolTip(
             self.tr("Sort by relevance to the current conversation (local keyword matching, no model call)"))

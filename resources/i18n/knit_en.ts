@@ -341,6 +341,10 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Knit — documents by relevance</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Relevant</source>
         <translation type="unfinished"></translation>
     </message>

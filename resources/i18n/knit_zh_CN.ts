@@ -337,6 +337,10 @@
         <translation>Knit 最近文档</translation>
     </message>
     <message>
+        <source>Knit — documents by relevance</source>
+        <translation>Knit 相关文档</translation>
+    </message>
+    <message>
         <source>Relevant</source>
         <translation>相关</translation>
     </message>
