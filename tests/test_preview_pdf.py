@@ -36,6 +36,10 @@ def test_the_pdf_opens_on_the_page_with_all_the_words_and_fullscreen_renders_a_l
         qtbot.waitUntil(lambda: preview.pages == 2 and preview.page_label.pixmap() is not None
                         and not preview.page_label.pixmap().isNull(), timeout=10_000)
         assert preview.page == 2 and preview.page_number.text() == "Page 2 of 2"
+        image = preview.page_label.pixmap().toImage()
+        marked = [(x, y) for x in range(0, image.width(), 2) for y in range(0, image.height(), 2)
+                  if (lambda c: c.red() > 235 and 190 < c.green() < 240 and c.blue() < 150)(image.pixelColor(x, y))]
+        assert marked, "the matched words are not highlighted on the page"
         small = preview.page_label.pixmap().width()
         qtbot.mouseClick(preview.full_button, Qt.MouseButton.LeftButton)
         qtbot.waitUntil(lambda: window.isFullScreen())
@@ -44,3 +48,14 @@ def test_the_pdf_opens_on_the_page_with_all_the_words_and_fullscreen_renders_a_l
         assert preview.page == 2
     finally:
         knit.close()
+
+
+def test_the_page_renderer_highlights_the_words_and_leaves_the_file_alone(tmp_path):
+    from knit_desktop.core.index.preview_content import render_pdf_page
+
+    path = make_pdf(tmp_path / "r.pdf", ["Nothing here.", "The capybara habitat survey."])
+    before = path.read_bytes()
+    plain = render_pdf_page(str(path), "r.pdf", 2, 400)
+    marked = render_pdf_page(str(path), "r.pdf", 2, 400, terms=("capybara", "survey", "x"))
+    assert plain.marked == 0 and marked.marked == 2 and marked.samples != plain.samples
+    assert path.read_bytes() == before

@@ -144,12 +144,12 @@ class IndexWorker(QObject):
             self.previewReady.emit(token, self.mailbox.post(self.workspace.preview(rel)))
 
     @Slot(int, str, int, int)
-    def renderPage(self, token: int, rel: str, page: int, width: int) -> None:
+    def renderPage(self, token: int, rel: str, page: int, width: int, terms: list) -> None:
         if self.workspace is None:
             return
         try:
             root = self.workspace.root
-            rendered = render_pdf_page(os_path(root, rel), rel, page, width, root=root)
+            rendered = render_pdf_page(os_path(root, rel), rel, page, width, root=root, terms=tuple(terms))
         except Exception as exc:  # damaged or encrypted PDFs are reported in the pane, never raised
             self.pageRendered.emit(token, self.mailbox.post((rel, page, 0, str(exc))))
             return
@@ -183,7 +183,7 @@ class IndexerService(QObject):
 
     _applyPaths = Signal(list)
     _preview = Signal(int, str)
-    _renderPage = Signal(int, str, int, int)
+    _renderPage = Signal(int, str, int, int, list)
     _refresh = Signal()
     _rank = Signal(object)
     _shutdown = Signal()
@@ -235,10 +235,11 @@ class IndexerService(QObject):
         self._preview.emit(self._next_token, rel)
         return self._next_token
 
-    def render_page(self, rel: str, page: int, width: int) -> int:
-        """Queue rendering a PDF page (PyMuPDF stays on this thread); the image arrives on `pageRendered`."""
+    def render_page(self, rel: str, page: int, width: int, terms: tuple[str, ...] = ()) -> int:
+        """Queue rendering a PDF page (PyMuPDF stays on this thread), `terms` highlighted; the image arrives on
+        `pageRendered`."""
         self._next_token += 1
-        self._renderPage.emit(self._next_token, rel, page, width)
+        self._renderPage.emit(self._next_token, rel, page, width, list(terms))
         return self._next_token
 
     def cancel(self) -> None:

@@ -432,7 +432,8 @@ class PreviewPane(QFrame):
         self._update_page_bar()
         # leave room for the vertical scroll bar a page taller than the pane brings, so no sideways scrolling
         self._page_width = self._wanted_page_width()
-        self._page_token = self.ranking.render_page(self.rel, self.page, self._page_width)
+        terms = tuple(dict.fromkeys(t for m in self.matches for t in m.get("terms", ())))  # marked on every page
+        self._page_token = self.ranking.render_page(self.rel, self.page, self._page_width, terms)
 
     def _wanted_page_width(self) -> int:
         bar = self.page_scroll.verticalScrollBar().sizeHint().width()
