@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QAbstractItemView, QApplication, QListView
 
 from .colours import empty_text
 from .document_model import RelRole, RowRole
+from .item_actions import ItemActions
 from .media_model import MediaRole
 
 
@@ -30,7 +31,7 @@ class ItemView(QListView):
         self.empty_text = ""
         self.focusing = False  # True while Qt's own focus handling moves the cursor (currentChanged ignores it)
         self.doubleClicked.connect(lambda index: self.openWindowRequested.emit(index.data(RelRole) or ""))
-        self.item_actions = None  # the window's ItemActions: the right-click menu and what a drag carries
+        self.item_actions: ItemActions | None = None  # the window's: the right-click menu, what a drag carries
         self._press: tuple[QPoint, str] | None = None  # where a left press started, on which item
 
     def item_title(self, index: QModelIndex) -> str:
@@ -74,6 +75,8 @@ class ItemView(QListView):
 
     def drag_out(self, rel: str) -> None:
         """Carry the file to another app: a file manager or editor gets the file, a chat box its path."""
+        if self.item_actions is None:
+            return
         mime = self.item_actions.mime(rel)
         if not mime.hasUrls():
             return

@@ -294,7 +294,7 @@ class MainWindow(QMainWindow):
 
     def _update_texts(self) -> None:
         payload = self.payload
-        relevance = bool(payload) and payload["rank"].get("mode") == "relevance"
+        relevance = payload is not None and payload["rank"].get("mode") == "relevance"
         self.setWindowTitle(self.tr("Knit — documents by relevance") if relevance else self.tr("Knit — recent documents"))
         if payload:
             text, tip = topic_line(payload["rank"], self.settings.sort)

@@ -385,6 +385,8 @@ class PreviewPane(QFrame):
             self.browser.setExtraSelections([])
             return
         match = best_match(self.matches)
+        if match is None:
+            return
         start, end = match["start_line"], match["end_line"]
         document = self.browser.document()
         fmt = QTextCharFormat()

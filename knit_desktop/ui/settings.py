@@ -157,11 +157,11 @@ class Settings(QObject):
     @property
     def told_about_tray(self) -> bool:
         """The user was told once that closing the window leaves Knit in the tray."""
-        return self._bool("window/told_about_tray", False)
+        return self.config.get(options.TOLD_ABOUT_TRAY)
 
     @told_about_tray.setter
     def told_about_tray(self, value: bool) -> None:
-        self._set("window/told_about_tray", bool(value))
+        self.set(options.TOLD_ABOUT_TRAY, bool(value))
 
     # --- memory and its sticky notes -----------------------------------------------------------------
 

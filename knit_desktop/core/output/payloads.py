@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..index.pins import Pins
 from ..rank.context_pack import ContextPack, PackItem
-from ..rank.pinning import pin_order
+from ..rank.pinning import pinned_ranked
 from ..rank.ranking import Ranking
 
 TOOL_RELATIONS = 2
@@ -12,20 +12,13 @@ TOOL_RELATIONS = 2
 
 def rank_payload(ranking: Ranking, limit: int | None = None, pins: Pins | None = None) -> dict:
     """The rank list; with `pins`, hidden documents left out and pinned ones first (`pinned` names them)."""
-    if pins is not None and (pins.pinned or pins.hidden):
-        by_rel = {r.doc.rel: r for r in ranking.ranked}
-        order = pin_order(list(by_rel), pins)
-        ranked = [by_rel[rel] for rel in (order if limit is None else order[:limit])]
-        extra = {"pinned": [rel for rel in pins.pinned if rel in by_rel],
-                 "hidden": sum(1 for rel in pins.hidden if rel in by_rel)}
-    else:
-        ranked = ranking.ranked if limit is None else ranking.ranked[:limit]
-        extra = {}
+    ranked, pinned, hidden = pinned_ranked(ranking, pins, limit)
+    extra: dict[str, object] = {"pinned": pinned, "hidden": hidden} if pins and (pins.pinned or pins.hidden) else {}
     return {
         "mode": ranking.mode,
         "topic": ranking.topic,
         "keywords": ranking.matched_terms,
-        "total": ranking.total - extra.get("hidden", 0),
+        "total": ranking.total - hidden,
         **extra,
         "results": [
             {

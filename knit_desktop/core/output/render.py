@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..index.pins import Pins
 from ..rank.context_pack import ContextPack, PackItem
-from ..rank.pinning import pin_order
+from ..rank.pinning import pinned_ranked
 from ..rank.ranking import Ranking
 from ..text.timefmt import relative_time_en
 from ..text.tokens import truncate
@@ -32,16 +32,8 @@ def render_rank(ranking: Ranking, now_ms: int, limit: int | None = None, pins: P
     lines = [topic_line(ranking)]
     if ranking.topic:
         lines.append(f"Topic: {ranking.topic}")
-    pinned: set[str] = set()
-    hidden = 0
-    if pins is not None and (pins.pinned or pins.hidden):
-        by_rel = {r.doc.rel: r for r in ranking.ranked}
-        order = pin_order(list(by_rel), pins)
-        ranked = [by_rel[rel] for rel in (order if limit is None else order[:limit])]
-        pinned = set(pins.pinned)
-        hidden = sum(1 for rel in pins.hidden if rel in by_rel)
-    else:
-        ranked = ranking.ranked if limit is None else ranking.ranked[:limit]
+    ranked, pinned_rels, hidden = pinned_ranked(ranking, pins, limit)
+    pinned = set(pinned_rels)
     if not ranked:
         lines.append("No documents in this workspace yet." if ranking.kind != "media" else "No images or videos yet.")
         return "\n".join(lines)

@@ -7,12 +7,12 @@ rank list puts the pinned first in the order they were pinned. `--ignore-pins` s
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from ..index.documents import Document
 from ..index.pins import Pins
 from .context_pack import ContextPack, PackItem, Reason
-from .ranking import RankedDoc
+from .ranking import RankedDoc, Ranking
 from .roles import source_type
 
 
@@ -59,3 +59,15 @@ def pin_order(rels: list[str], pins: Pins) -> list[str]:
     pinned = [rel for rel in pins.pinned if rel in present]
     skip = set(pins.hidden) | set(pinned)
     return pinned + [rel for rel in rels if rel not in skip]
+
+
+def pinned_ranked(ranking: Ranking, pins: Pins | None, limit: int | None = None
+                  ) -> tuple[Sequence[RankedDoc], list[str], int]:
+    """The ranking's rows as listed with the user's pins (pinned first, hidden left out, then `limit`), the pinned
+    paths that are in it, and how many of its documents are hidden. Without pins: the ranking as it is."""
+    if pins is None or (not pins.pinned and not pins.hidden):
+        return (ranking.ranked if limit is None else ranking.ranked[:limit]), [], 0
+    by_rel = {r.doc.rel: r for r in ranking.ranked}
+    order = pin_order(list(by_rel), pins)
+    rows = [by_rel[rel] for rel in (order if limit is None else order[:limit])]
+    return rows, [rel for rel in pins.pinned if rel in by_rel], sum(1 for rel in pins.hidden if rel in by_rel)
