@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint eval bench translations package clean test-matrix
+.PHONY: run test lint eval bench translations package clean test-matrix test-e2e
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,7 +19,12 @@ test: $(STAMP)
 	$(BIN)/ruff check knit_desktop tests packaging
 	$(BIN)/lint-imports
 	$(BIN)/mypy
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -m "not e2e"
+
+# The window under a real X server (Xvfb + openbox + trayer), driven by xdotool, in both languages; screenshots of
+# each step go to KNIT_E2E_SCREENSHOTS (default: the test's temp dir). Fails, not skips, when a tool is missing.
+test-e2e: $(STAMP)
+	KNIT_E2E_REQUIRED=1 $(BIN)/python -m pytest -m e2e tests/e2e -s
 
 # The window tests on the lowest PySide6 that pyproject.toml allows (in .venv-qt-low) and on the one .venv resolved.
 QT_LOW = $(shell sed -n 's/.*"PySide6-Essentials>=\([0-9.]*\).*/\1/p' pyproject.toml)

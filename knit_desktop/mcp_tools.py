@@ -80,8 +80,10 @@ KNIT_DOCS_OUTPUT = _closed(
         "primary": {"type": "array", "items": ITEM_SCHEMA},
         "supporting": {"type": "array", "items": ITEM_SCHEMA},
         "related": {"type": "array", "items": ITEM_SCHEMA},
+        "pinned": {"type": "array", "items": ITEM_SCHEMA},  # only when the user pinned or hid documents
         "totals": _closed(
-            {"primary": _INT, "supporting": _INT, "related": _INT, "matched": _INT, "total": _INT},
+            {"primary": _INT, "supporting": _INT, "related": _INT, "matched": _INT, "total": _INT,
+             "pinned": _INT, "hidden": _INT},
             ["primary", "supporting", "related", "matched", "total"],
         ),
         "usage": _STR,

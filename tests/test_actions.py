@@ -320,6 +320,15 @@ def test_every_menu_item_and_button_of_the_main_window(qtbot, open_app, opened_u
     walk.click("OpenLocally", lambda: assert_opened(opened_urls, QUrl.fromLocalFile(os.path.join(root, rel))))
     walk.click("CitationBar", lambda: assert_equal(preview.links_list.isVisible(), True),
                button=preview.links_button)
+    cited = preview.links_list.item(0)  # follow a citation: Back and Forward show up
+    qtbot.mouseClick(preview.links_list.viewport(), Qt.MouseButton.LeftButton,
+                     pos=preview.links_list.visualItemRect(cited).center())
+    qtbot.waitUntil(lambda: preview.rel != rel and preview.back_button.isVisible(), timeout=10_000)
+    followed = preview.rel
+    walk.click("PreviewBack", lambda: qtbot.waitUntil(lambda: preview.rel == rel, timeout=10_000))
+    walk.click("PreviewForward", lambda: qtbot.waitUntil(lambda: preview.rel == followed, timeout=10_000))
+    window.show_document(rel)
+    qtbot.waitUntil(lambda: preview.data is not None and preview.data.rel == rel, timeout=10_000)
     walk.click("CitationBar", lambda: assert_equal(preview.links_list.isVisible(), False),
                button=preview.links_button)
     walk.click("Fullscreen", lambda: assert_equal((preview.fullscreen, window.header.isVisible(),
@@ -363,6 +372,11 @@ def test_every_menu_item_and_button_of_the_main_window(qtbot, open_app, opened_u
                     timeout=10_000)
     walk.click("ViewAll", lambda: qtbot.waitUntil(
         lambda: settings.kind == "doc" and window.views.currentWidget() is window.list, timeout=10_000))
+
+    # --- shown only in other states; clicked in tests/test_newcomer.py and tests/test_item_actions.py ---
+    walk.not_clickable("ChooseFolder", "the newcomer screen shows only without a workspace (test_newcomer.py)")
+    walk.not_clickable("OpenDemo", "the newcomer screen shows only without a workspace (test_newcomer.py)")
+    walk.not_clickable("HiddenFooter", "shown only once a document is hidden (test_item_actions.py)")
 
     # --- and last, Quit ---
     walk.trigger("⋯ → Quit", lambda: assert_equal((quits, window.isVisible()), (["quit"], False)))
@@ -540,6 +554,8 @@ def test_every_button_of_the_larger_preview_window(qtbot, open_app, opened_urls,
     walk.click("Fullscreen", lambda: assert_equal((pane.fullscreen, separate.isFullScreen()), (False, False)),
                button=pane.full_button)
     walk.not_clickable("ClosePreview", "hidden: the window's own title bar closes it")
+    walk.not_clickable("PreviewBack", "shown once a link was followed (the main window's walk clicks them)")
+    walk.not_clickable("PreviewForward", "shown once a link was followed (the main window's walk clicks them)")
     walk.not_clickable("▶", "the PDF page buttons, hidden for a Markdown document")
     walk.not_clickable("◀", "the PDF page buttons, hidden for a Markdown document")
     if pane.video_player is not None:

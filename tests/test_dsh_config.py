@@ -23,6 +23,7 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+from knit_desktop.core.index.pins import Pins
 from knit_desktop.mcp_server import print_config, server_command
 from knit_desktop.mcp_tools import ALL_TOOLS
 
@@ -215,7 +216,11 @@ def _server_answers(tmp_path: Path) -> list[dict]:
             return answers
 
     async def main() -> list[dict]:
-        return await talk(server(home), with_session) + await talk(server(tmp_path / "no-dsh"), without_session)
+        answers = await talk(server(home), with_session) + await talk(server(tmp_path / "no-dsh"), without_session)
+        pins = Pins.load(str(workspace))  # the user pinned one document and hid another in the window
+        pins.set_pinned("notes.txt", True)
+        pins.set_hidden("docs/merge-rules.md", True)
+        return answers + await talk(server(home), [("knit_docs", {"query": "vector clocks merge"})])
 
     return asyncio.run(asyncio.wait_for(main(), timeout=120))
 
@@ -230,10 +235,13 @@ def test_dsh_accepts_every_real_answer(dsh_check, tmp_path):
         assert value["violations"] == [], value
     # The answers exercise the optional parts too: the session or none, a PDF page, the time-ordered docs.
     docs = [a["structuredContent"] for a in answers if a["tool"] == "knit_docs"]
-    assert [d.get("session", {}).get("id") for d in docs] == ["s-live"] * 4 + [None]
+    assert [d.get("session", {}).get("id") for d in docs] == ["s-live"] * 4 + [None, "s-live"]
     assert any(m.get("page") for d in docs for i in d["primary"] + d["supporting"] + d["related"]
                for m in i.get("matches", []))
-    assert docs[-1]["mode"] == "time" and len(docs[-1]["docs"]) == 2
+    assert docs[-2]["mode"] == "time" and len(docs[-2]["docs"]) == 2
+    pinned = docs[-1]
+    assert [i["rel"] for i in pinned["pinned"]] == ["notes.txt"] and pinned["totals"]["hidden"] == 1
+    assert "docs/merge-rules.md" not in str(pinned)
     recalls = [a["structuredContent"] for a in answers if a["tool"] == "recall"]
     assert recalls[0]["sessions"][0]["events"][0]["matched_by"] == "fuzzy"
     assert recalls[1]["sessions"][0]["events"][0]["matched_by"] == "literal"

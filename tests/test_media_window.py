@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtMultimedia import QMediaPlayer
 
 from knit_desktop.core.dsh.conversation import Message
@@ -221,3 +221,31 @@ def test_an_edited_image_gets_a_new_thumbnail_in_the_open_grid(qtbot, open_app, 
 
     qtbot.waitUntil(redrawn, timeout=15_000)
     assert old != "#000000"
+
+
+def test_thumbnails_load_in_the_grid_after_the_all_view_was_shown_first(qtbot, open_app, gallery):
+    """The All view asks for every thumbnail first; the grid, shown after it, must not wait for them for good."""
+    knit = open_app(gallery, "all")
+    window = knit.window
+    all_thumbnails_in(qtbot, window.all_view.media_model)
+    qtbot.mouseClick(window.kind_tabs, Qt.MouseButton.LeftButton, pos=window.kind_tabs.tabRect(1).center())
+    qtbot.waitUntil(lambda: window.views.currentWidget() is window.grid and window.grid_model.rowCount() == 16,
+                    timeout=10_000)
+    all_thumbnails_in(qtbot, window.grid_model, timeout=10_000)
+    recording = window.grid_model.row_of("shots/recording.mp4")
+    assert window.grid_model.thumbnail(recording).duration_ms > 0  # the video's length shows too
+
+
+def test_a_click_on_the_seek_bar_jumps_there(qtbot, open_app, gallery):
+    knit = open_app(gallery, "media")
+    window, preview = knit.window, knit.window.preview
+    window.grid.select_rel("shots/recording.mp4")
+    player = preview.video_player
+    if player is None:
+        pytest.skip("Qt Multimedia cannot load here")
+    qtbot.waitUntil(lambda: player.slider.maximum() >= 1900, timeout=10_000)
+    slider = player.slider
+    at = QPoint(int(slider.width() * 0.75), slider.height() // 2)
+    qtbot.mouseClick(slider, Qt.MouseButton.LeftButton, pos=at)
+    assert slider.value() > slider.maximum() * 0.6  # jumped near three quarters, not one page step
+    qtbot.waitUntil(lambda: player.player.position() > slider.maximum() * 0.5, timeout=5000)

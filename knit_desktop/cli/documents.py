@@ -6,6 +6,7 @@ import argparse
 import time
 from collections import Counter
 
+from ..core.index.pins import Pins
 from ..core.output.payloads import context_payload, rank_payload
 from ..core.output.render import render_context, render_rank
 from ..core.text.timefmt import relative_time_en
@@ -29,10 +30,11 @@ def cmd_rank(args: argparse.Namespace) -> int:
     workspace = open_workspace(args)
     now = now_ms(args)
     ranking = workspace.rank(request, now_ms=now, kind=args.kind, sort=args.sort)
+    pins = None if args.ignore_pins else Pins.load(workspace.root)
     if args.json:
-        print_json(rank_payload(ranking, args.limit))
+        print_json(rank_payload(ranking, args.limit, pins))
     else:
-        say(render_rank(ranking, now, args.limit))
+        say(render_rank(ranking, now, args.limit, pins))
         report_problems(workspace)
     return EXIT_OK
 
@@ -40,7 +42,8 @@ def cmd_rank(args: argparse.Namespace) -> int:
 def cmd_context(args: argparse.Namespace) -> int:
     request = rank_input(args)
     workspace = open_workspace(args)
-    pack = workspace.context(request, now_ms=now_ms(args), recent_limit=args.limit)
+    pins = None if args.ignore_pins else Pins.load(workspace.root)
+    pack = workspace.context(request, now_ms=now_ms(args), recent_limit=args.limit, pins=pins)
     if args.json:
         print_json(context_payload(pack))
     else:
@@ -57,7 +60,8 @@ def cmd_peek(args: argparse.Namespace) -> int:
     request = rank_input(args)
     workspace = open_workspace(args)
     now = now_ms(args)
-    rows = workspace.view(request, now_ms=now, with_context=True).peek()  # the tray's own rows
+    pins = Pins.load(workspace.root)  # the tray's own rows: the user's pins lead, hidden ones are left out
+    rows = workspace.view(request, now_ms=now, with_context=True, pins=pins).peek()
     if args.json:
         print_json([{"rel": r.rel, "title": r.title, "mtime_ms": r.mtime_ms} for r in rows])
         return EXIT_OK

@@ -76,11 +76,15 @@ def build_parser() -> argparse.ArgumentParser:
     rank.add_argument("--kind", choices=("doc", "media", "all"), default="doc")
     rank.add_argument("--sort", choices=("relevance", "time"), default="relevance")
     rank.add_argument("--limit", type=positive_int, metavar="N")
+    rank.add_argument("--ignore-pins", action="store_true",
+                      help="rank as if nothing were pinned or hidden in the window")
 
     context = sub.add_parser("context", help="print the context pack (primary / supporting / related)")
     workspace_args(context)
     input_args(context)
     context.add_argument("--limit", type=positive_int, metavar="N", default=5, help="recent files in time mode")
+    context.add_argument("--ignore-pins", action="store_true",
+                         help="no pinned tier, and hidden documents included")
 
     sessions = sub.add_parser("sessions", help="list DSH sessions and which one is active")
     sessions.add_argument("--dsh-home", metavar="DIR")

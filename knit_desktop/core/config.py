@@ -265,6 +265,7 @@ DSH_HOME = TextOption("dsh/home", strip=True)  # '' is DSH_HOME, else ~/.dsh
 ALWAYS_ON_TOP = BoolOption("window/always_on_top", False)
 TRAY = BoolOption("window/tray", True)
 GEOMETRY = BytesOption("window/geometry", None)
+TOLD_ABOUT_TRAY = BoolOption("window/told_about_tray", False)  # closing to the tray was said once
 PREVIEW_RATIO = FloatOption("preview/ratio", DEFAULT_PREVIEW_RATIO, MIN_PREVIEW_RATIO, MAX_PREVIEW_RATIO)
 MEMORY_DIR = TextOption("memory/dir", strip=True)  # '' is <DSH home>/memory
 NOTE_SHAPE = ChoiceOption("memory/note_shape", "capsule", NOTE_SHAPES)
@@ -273,7 +274,8 @@ NOTE_SIZE = ChoiceOption("memory/note_size", "M", NOTE_SIZES)
 NOTE_POSITION = PointOption("memory/note_position", None)
 
 OPTIONS: tuple[Option, ...] = (LANGUAGE, SORT, KIND, SHOW_USAGE, WORKSPACE, DSH_HOME, ALWAYS_ON_TOP, TRAY, GEOMETRY,
-                                PREVIEW_RATIO, MEMORY_DIR, NOTE_SHAPE, NOTE_COLOUR, NOTE_SIZE, NOTE_POSITION)
+                                TOLD_ABOUT_TRAY, PREVIEW_RATIO, MEMORY_DIR, NOTE_SHAPE, NOTE_COLOUR, NOTE_SIZE,
+                                NOTE_POSITION)
 
 
 # --- the file ----------------------------------------------------------------------------------------------------

@@ -2,8 +2,8 @@
 
 The indexer's worker ranks once per request and builds a `ViewResult` from that ranking and, for the relevance
 list of documents, the context pack built on the same ranking. The rows come already in the order the window
-lists them: the pack's tiers first (primary, supporting, related, numbered across the tiers), then every other
-document in rank order. `merge_tiers` is the one place that order is made; the command line's `peek` uses it too.
+lists them: the pack's tiers first (pinned, primary, supporting, related, numbered across the tiers), then every
+other document in rank order; with the user's pins, hidden documents are left out and pinned ones come first. `merge_tiers` is the one place that order is made; the command line's `peek` uses it too.
 Only the command line and the MCP server turn rankings into JSON (`output/payloads.py`).
 """
 
@@ -14,11 +14,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from .dsh.usage import Usage
+from .index.pins import Pins
 from .rank.context_pack import ContextPack, Reason
 from .rank.passages import Passage
+from .rank.pinning import pinned_ranked
 from .rank.ranking import RankedDoc, Ranking
 
-TIERS = ("primary", "supporting", "related")
+TIERS = ("pinned", "primary", "supporting", "related")  # "pinned": the user's pins, above primary
 PEEK_LIMIT = 5
 
 
@@ -32,7 +34,7 @@ class ViewRow:
     summary: str
     mtime_ms: int
     matched: tuple[str, ...] = ()  # the keywords it contains
-    tier: str = ""  # primary | supporting | related, or '' outside the context pack
+    tier: str = ""  # pinned | primary | supporting | related, or '' outside the context pack
     number: int = 0  # 1-based across the tiers; 0 outside them
     reason: Reason | None = None  # why it is in the pack
     passages: tuple[Passage, ...] = ()  # its matched passages, best first (pack rows only)
@@ -100,10 +102,13 @@ def _row(record: RankedDoc, **pack: Any) -> ViewRow:
     return ViewRow(doc.rel, doc.kind, doc.title, doc.summary, doc.mtime_ms, tuple(record.matched), **pack)
 
 
-def merge_tiers(ranking: Ranking, pack: ContextPack | None, limit: int | None = None) -> RankedRows:
+def merge_tiers(ranking: Ranking, pack: ContextPack | None, limit: int | None = None, pins: Pins | None = None
+                ) -> RankedRows:
     """The ranking's rows as listed: the pack's tiers first (when both are relevance rankings), then the rest in
-    rank order, each document once. `limit` cuts the ranking's own rows, never the pack's."""
-    ranked = ranking.ranked if limit is None else ranking.ranked[:limit]
+    rank order, each document once. `limit` cuts the ranking's own rows, never the pack's. With `pins`, hidden
+    documents are left out and pinned ones lead the rest (the pack, built with the same pins, has them in its
+    pinned tier already)."""
+    ranked, _, hidden = pinned_ranked(ranking, pins, limit)
     rows: list[ViewRow] = []
     placed: set[str] = set()
     tiered = pack is not None and pack.mode == "relevance" and ranking.mode == "relevance"
@@ -117,11 +122,12 @@ def merge_tiers(ranking: Ranking, pack: ContextPack | None, limit: int | None = 
                 rows.append(_row(item.record, tier=tier, number=number, reason=item.reason,
                                  passages=tuple(item.passages)))
     rows.extend(_row(r) for r in ranked if r.doc.rel not in placed)
-    return RankedRows(ranking.mode, ranking.topic, tuple(ranking.matched_terms), ranking.total, tuple(rows),
+    return RankedRows(ranking.mode, ranking.topic, tuple(ranking.matched_terms), ranking.total - hidden, tuple(rows),
                       tiered and bool(placed))
 
 
 def build_view(kind: str, ranking: Ranking, pack: ContextPack | None = None, media: Ranking | None = None,
-               limit: int | None = None) -> ViewResult:
-    return ViewResult(kind, merge_tiers(ranking, pack, limit), merge_tiers(media, None) if media is not None else None,
+               limit: int | None = None, pins: Pins | None = None) -> ViewResult:
+    return ViewResult(kind, merge_tiers(ranking, pack, limit, pins),
+                      merge_tiers(media, None, pins=pins) if media is not None else None,
                       has_pack=pack is not None, task=pack.task if pack is not None else "")

@@ -18,12 +18,14 @@ from .dsh.conversation import MAX_CHARS, Message, conversation_window
 from .index.boundary import OUTSIDE_REASON, OutsideWorkspace, WorkspaceNotFound, links_outside
 from .index.documents import SkipFile, content_hash, extract_document, kind_for_name, read_indexed_bytes
 from .index.links import LinkGraph, Ref, build_graph, extract_refs
+from .index.pins import Pins
 from .index.scan import Candidate, FileStatus, candidate_for, walk_workspace
 from .index.search_index import SearchIndex
 from .index.store import FileRow, IndexStore, is_damage
 from .paths import index_db_path
 from .rank.context_pack import ContextPack, build_context_pack
 from .rank.keywords import Keyword, extract_keywords, query_keywords
+from .rank.pinning import pin_pack
 from .rank.ranking import Ranking, rank
 from .view import ViewResult, build_view
 
@@ -427,23 +429,29 @@ class Workspace:
         kind = doc.kind if doc is not None else (kind_for_name(rel) or "txt")
         return load_preview(self.root, rel, kind, self.graph())
 
-    def context(self, request: RankInput, *, now_ms: int, recent_limit: int = 5) -> ContextPack:
+    def context(self, request: RankInput, *, now_ms: int, recent_limit: int = 5, pins: Pins | None = None) -> ContextPack:
+        """The context pack; `pins` (the user's pins and hides) are applied when given."""
         ranking = self.rank(request, now_ms=now_ms, kind="doc", sort="relevance")
-        return self.pack(ranking, request, recent_limit=recent_limit)
+        return self.pack(ranking, request, recent_limit=recent_limit, pins=pins)
 
-    def pack(self, ranking: Ranking, request: RankInput, recent_limit: int = 5) -> ContextPack:
-        """The context pack of a relevance ranking of documents (no second ranking)."""
-        return build_context_pack(ranking, self.graph(), task=request.task, recent_limit=recent_limit)
+    def pack(self, ranking: Ranking, request: RankInput, recent_limit: int = 5, pins: Pins | None = None
+             ) -> ContextPack:
+        """The context pack of a relevance ranking of documents (no second ranking), with the user's pins and
+        hides applied when `pins` is given."""
+        pack = build_context_pack(ranking, self.graph(), task=request.task, recent_limit=recent_limit)
+        return pin_pack(pack, pins, self.index.get) if pins is not None else pack
 
     def view(self, request: RankInput, *, now_ms: int, kind: str = "doc", sort: str = "relevance",
-             with_context: bool = False, limit: int | None = None) -> ViewResult:
+             with_context: bool = False, limit: int | None = None, pins: Pins | None = None) -> ViewResult:
         """What the window shows for one view, from one ranking (two for "all": documents and media apart, so
         however many documents a workspace has its images and videos are all there). The context pack, asked
-        for the relevance list of documents only, is built on that same ranking."""
+        for the relevance list of documents only, is built on that same ranking. With `pins`, hidden documents
+        leave every list and pinned ones lead it."""
         if kind == "all":
             docs = self.rank(request, now_ms=now_ms, kind="doc", sort=sort)
             media = self.rank(request, now_ms=now_ms, kind="media", sort=sort)
-            return build_view("all", docs, media=media, limit=limit)
+            return build_view("all", docs, media=media, limit=limit, pins=pins)
         ranking = self.rank(request, now_ms=now_ms, kind=kind, sort=sort)
         with_context = with_context and kind == "doc" and sort == "relevance"
-        return build_view(kind, ranking, self.pack(ranking, request) if with_context else None, limit=limit)
+        pack = self.pack(ranking, request, pins=pins) if with_context else None
+        return build_view(kind, ranking, pack, limit=limit, pins=pins)

@@ -14,6 +14,7 @@ from PySide6.QtGui import QImage
 
 from ..core.heap import release_heap, settle_heap
 from ..core.index.boundary import os_path
+from ..core.index.pins import Pins
 from ..core.index.preview_content import render_pdf_page
 from ..core.workspace import RankInput, RefreshReport, Workspace
 from .worker import Worker, WorkerThread, error_text, guarded
@@ -126,8 +127,9 @@ class IndexWorker(Worker):
         if self.workspace is None:
             return
         now = job.now_ms if job.now_ms is not None else int(time.time() * 1000)
+        pins = Pins.load(self.workspace.root)  # read per ranking: a pin or hide made a moment ago counts now
         result = self.workspace.view(job.request, now_ms=now, kind=job.kind, sort=job.sort,
-                                     with_context=job.with_context, limit=job.limit)
+                                     with_context=job.with_context, limit=job.limit, pins=pins)
         self.ranked.emit(job.token, self.mailbox.post(result))
 
     @Slot(int, str)
@@ -137,14 +139,14 @@ class IndexWorker(Worker):
             raise RuntimeError("the workspace is not open")  # the pane must not wait for an answer
         self.previewReady.emit(token, self.mailbox.post(self.workspace.preview(rel)))
 
-    @Slot(int, str, int, int)
+    @Slot(int, str, int, int, list)
     @guarded
-    def renderPage(self, token: int, rel: str, page: int, width: int) -> None:
+    def renderPage(self, token: int, rel: str, page: int, width: int, terms: list) -> None:
         if self.workspace is None:
             raise RuntimeError("the workspace is not open")
         try:
             root = self.workspace.root
-            rendered = render_pdf_page(os_path(root, rel), rel, page, width, root=root)
+            rendered = render_pdf_page(os_path(root, rel), rel, page, width, root=root, terms=tuple(terms))
         except Exception as exc:  # damaged or encrypted PDFs are reported in the pane, never raised
             self.pageRendered.emit(token, self.mailbox.post((rel, page, 0, str(exc))))
             return
@@ -174,7 +176,7 @@ class IndexerService(WorkerThread):
 
     _applyPaths = Signal(list)
     _preview = Signal(int, str)
-    _renderPage = Signal(int, str, int, int)
+    _renderPage = Signal(int, str, int, int, list)
     _refresh = Signal()
     _rank = Signal(object)
 
@@ -213,8 +215,9 @@ class IndexerService(WorkerThread):
         self._preview.emit(token, rel)
         return token
 
-    def render_page(self, rel: str, page: int, width: int) -> int:
-        """Queue rendering a PDF page (PyMuPDF stays on this thread); the image arrives on `pageRendered`."""
+    def render_page(self, rel: str, page: int, width: int, terms: tuple[str, ...] = ()) -> int:
+        """Queue rendering a PDF page (PyMuPDF stays on this thread), `terms` highlighted; the image arrives on
+        `pageRendered`."""
         token = self.new_token()
-        self._renderPage.emit(token, rel, page, width)
+        self._renderPage.emit(token, rel, page, width, list(terms))
         return token

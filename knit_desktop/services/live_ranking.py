@@ -117,8 +117,8 @@ class LiveRanking(QObject):
         """Ask for a document's preview; the answer comes on `previewReady` with the returned token (0: no index)."""
         return self._indexer.preview(rel) if self._indexer is not None else 0
 
-    def render_page(self, rel: str, page: int, width: int) -> int:
-        return self._indexer.render_page(rel, page, width) if self._indexer is not None else 0
+    def render_page(self, rel: str, page: int, width: int, terms: tuple[str, ...] = ()) -> int:
+        return self._indexer.render_page(rel, page, width, terms) if self._indexer is not None else 0
 
     def set_topic(self, text: str) -> None:
         """A topic typed by the user; while non-empty it replaces the conversation as the ranking input."""

@@ -8,9 +8,9 @@ import sys
 import time
 from typing import cast
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer
 from PySide6.QtGui import QIcon
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 
 from ..core import config as options
 from ..core.dsh.conversation import Message
@@ -36,6 +36,27 @@ def app_icon() -> QIcon:
     return QIcon(str(resources_dir() / "icons" / "knit.svg"))
 
 
+class _CloseToTray(QObject):
+    """Closing the window while the tray icon is there hides it to the tray: said once, in a tray message, so
+    the window does not seem to have quit (nor Knit to keep running unseen)."""
+
+    def __init__(self, knit: KnitApp) -> None:
+        super().__init__()
+        self.knit = knit
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt's name
+        knit = self.knit
+        if (event.type() == QEvent.Type.Close and knit.tray is not None and not knit.settings.told_about_tray
+                and not QApplication.quitOnLastWindowClosed()):
+            knit.settings.told_about_tray = True
+            knit.tray.icon.showMessage(
+                QCoreApplication.translate("Tray", "Knit is still running"),
+                QCoreApplication.translate("Tray", "Closing the window keeps Knit in the tray. Choose Quit in its "
+                                                   "menu to stop it."),
+                QSystemTrayIcon.MessageIcon.Information, 6000)
+        return False
+
+
 class KnitApp:
     """Everything the running window needs, wired together; `close()` stops the threads."""
 
@@ -59,6 +80,8 @@ class KnitApp:
         self.settings.changed.connect(self._on_setting)
         self.tray: TrayPeek | None = None
         self._update_tray()
+        self._close_watch = _CloseToTray(self)
+        self.window.installEventFilter(self._close_watch)
         self.memory = MemoryStore(self.settings.memory_dir or None, dsh_home or self.settings.dsh_home or None)
         self.notes = MemoryNotes(self.memory, self.settings)
         self.notes.warned.connect(self.window.show_memory_warning)

@@ -6,6 +6,7 @@ from PySide6.QtCore import QCoreApplication, QModelIndex, QPersistentModelIndex,
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette, QTextLayout, QTextLine, QTextOption
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
+from .colours import row_colours
 from .document_model import TIERS, Row, RowRole
 from .wording import is_new, relative_time_text, tier_hint, tier_title, why_text
 
@@ -14,14 +15,28 @@ NUMBER_WIDTH = 22
 HEADER_HEIGHT = 26
 
 
-def accent(palette: QPalette) -> QColor:
-    return palette.color(QPalette.ColorRole.Highlight)
+def match_spans(text: str, needle: str) -> list[tuple[int, int]]:
+    """(start, end) of each case-insensitive occurrence of the filter text in `text`."""
+    if not needle:
+        return []
+    lower, spans, start = text.lower(), [], 0
+    while (i := lower.find(needle, start)) >= 0:
+        spans.append((i, i + len(needle)))
+        start = i + len(needle)
+    return spans
 
 
-def dim(palette: QPalette, role: QPalette.ColorRole = QPalette.ColorRole.Text) -> QColor:
-    color = QColor(palette.color(role))
-    color.setAlphaF(0.6)
-    return color
+def mark_matches(painter: QPainter, text: str, fm: QFontMetrics, left: int, top: int, height: int, needle: str,
+                 colours, selected: bool) -> None:
+    """Mark where the filter text occurs in a line drawn at (left, top): a faint background on a plain row (its
+    text keeps 4.5:1 on it), an underline always (on a selected row the underline alone, as a background there
+    would take the white text below 4.5:1)."""
+    for start, end in match_spans(text, needle):
+        x0 = left + fm.horizontalAdvance(text[:start])
+        width = fm.horizontalAdvance(text[start:end])
+        if not selected:
+            painter.fillRect(QRect(x0, top + 1, width, height - 2), colours.match_background)
+        painter.fillRect(QRect(x0, top + height - 2, width, 2), colours.accent if not selected else colours.text)
 
 
 class DocumentDelegate(QStyledItemDelegate):
@@ -72,38 +87,40 @@ class DocumentDelegate(QStyledItemDelegate):
         painter.restore()
 
     def _paint_header(self, painter: QPainter, option: QStyleOptionViewItem, row: Row) -> None:
+        """A small label: the tier's name, its count and its hint, on one line above a hairline."""
         rect = option.rect.adjusted(PAD, 0, -PAD, 0)
+        colours = row_colours(option.palette)
         _, base, small = self._fonts(option)
         bold = QFont(small)
         bold.setWeight(QFont.Weight.Bold)
         painter.setFont(bold)
-        color = accent(option.palette) if row.tier in TIERS else dim(option.palette)
-        painter.setPen(color)
+        painter.setPen(colours.header if row.tier in TIERS else colours.hint)
         name = tier_title(row.tier)
         painter.drawText(rect, Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, name)
-        hint = tier_hint(row.tier)
-        if hint:
-            x = rect.left() + QFontMetrics(bold).horizontalAdvance(name) + 8
+        rest = " · ".join(part for part in (str(row.count) if row.count else "", tier_hint(row.tier)) if part)
+        if rest:
+            x = rect.left() + QFontMetrics(bold).horizontalAdvance(name) + PAD
             painter.setFont(small)
-            painter.setPen(dim(option.palette))
+            painter.setPen(colours.hint)
             painter.drawText(QRect(x, rect.top(), rect.right() - x, rect.height()),
-                             Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, hint)
-        painter.setPen(dim(option.palette, QPalette.ColorRole.Mid))
+                             Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
+                             QFontMetrics(small).elidedText(rest, Qt.TextElideMode.ElideRight, rect.right() - x))
+        line = QColor(option.palette.color(QPalette.ColorRole.Mid))  # a rule, not text: no contrast minimum
+        painter.setPen(line)
         painter.drawLine(rect.left(), rect.bottom(), rect.right(), rect.bottom())
 
     def _paint_document(self, painter: QPainter, option: QStyleOptionViewItem, row: Row, palette: QPalette) -> None:
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
         has_focus = bool(option.state & QStyle.StateFlag.State_HasFocus)
         rect = option.rect
+        colours = row_colours(palette, selected)
         if selected:
-            painter.fillRect(rect, palette.color(QPalette.ColorRole.Highlight))
+            painter.fillRect(rect, colours.background)
         elif option.state & QStyle.StateFlag.State_MouseOver:
             hover = QColor(palette.color(QPalette.ColorRole.Highlight))
             hover.setAlphaF(0.12)
             painter.fillRect(rect, hover)
-        text_color = palette.color(QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text)
-        soft = QColor(text_color)
-        soft.setAlphaF(0.7)
+        text_color, soft = colours.text, colours.soft
         title_font, base, small = self._fonts(option)
         item = row.item
         assert item is not None
@@ -131,14 +148,17 @@ class DocumentDelegate(QStyledItemDelegate):
         x = left
         if row.tier == "primary":
             painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-            painter.setBrush(text_color if selected else accent(palette))
+            painter.setBrush(colours.accent)
             painter.setPen(Qt.PenStyle.NoPen)
             painter.drawEllipse(x, inner.top() + line_h // 2 - 3, 6, 6)
             x += 11
-        mark = "🆕 " if is_new(item.mtime_ms, now) else ""
+        mark = ("📌 " if row.tier == "pinned" else "") + ("🆕 " if is_new(item.mtime_ms, now) else "")
         painter.setFont(title_font)
         painter.setPen(text_color)
         title = fm_title.elidedText(mark + item.title, Qt.TextElideMode.ElideRight, inner.right() - when_w - 8 - x)
+        needle = self.model.needle.strip().lower()
+        mark_matches(painter, title, fm_title, x, inner.top(), line_h, needle, colours, selected)
+        painter.setPen(text_color)
         painter.drawText(QRect(x, inner.top(), inner.right() - when_w - 8 - x, line_h),
                          Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, title)
 
@@ -147,25 +167,26 @@ class DocumentDelegate(QStyledItemDelegate):
         summary = item.summary or QCoreApplication.translate("DocumentList", "(no summary)")
         painter.setFont(base)
         painter.setPen(soft)
-        y = self._draw_clamped(painter, summary, base, QRect(left, y, width, 0), 2)
+        y = self._draw_clamped(painter, summary, base, QRect(left, y, width, 0), 2, needle, colours, selected)
 
         # why line
         if item.reason is not None:
             painter.setFont(small)
-            painter.setPen(text_color if selected else accent(palette))
+            painter.setPen(colours.accent)
             why = QFontMetrics(small).elidedText(why_text(item.reason), Qt.TextElideMode.ElideRight, width)
             painter.drawText(QRect(left, y + 2, width, QFontMetrics(small).height()),
                              Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, why)
         if has_focus:
             pen = painter.pen()
-            pen.setColor(accent(palette) if not selected else text_color)
+            pen.setColor(colours.accent)
             pen.setWidth(2)
             painter.setPen(pen)
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawRect(rect.adjusted(1, 1, -2, -2))
 
     @staticmethod
-    def _draw_clamped(painter: QPainter, text: str, font: QFont, rect: QRect, max_lines: int) -> int:
+    def _draw_clamped(painter: QPainter, text: str, font: QFont, rect: QRect, max_lines: int, needle: str = "",
+                      colours=None, selected: bool = False) -> int:
         """Lay out `text` in at most `max_lines` lines, eliding the last; returns the y below the block."""
         fm = QFontMetrics(font)
         layout = QTextLayout(" ".join(text.split()), font)
@@ -188,6 +209,10 @@ class DocumentDelegate(QStyledItemDelegate):
             part = full[start : start + length]
             if i == len(lines) - 1 and start + length < len(full):
                 part = fm.elidedText(full[start:], Qt.TextElideMode.ElideRight, rect.width())
+            if needle and colours is not None:
+                pen = painter.pen()
+                mark_matches(painter, part, fm, rect.left(), y, fm.lineSpacing(), needle, colours, selected)
+                painter.setPen(pen)
             painter.drawText(QRect(rect.left(), y, rect.width(), fm.lineSpacing()),
                              Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, part)
             y += fm.lineSpacing()

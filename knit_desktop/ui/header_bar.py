@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from .compact import ElidedButton
 from .settings import KINDS, Settings
 from .wording import relative_time_text
 
@@ -38,6 +39,7 @@ class HeaderBar(QWidget):
     historyRequested = Signal()
     quitRequested = Signal()
     filterChanged = Signal(str)
+    chooseFolderRequested = Signal()  # "No workspace" was clicked
 
     def __init__(self, ranking, settings: Settings, clock, fixed_conversation: str = "",
                  parent: QWidget | None = None) -> None:
@@ -50,12 +52,11 @@ class HeaderBar(QWidget):
         self.root = ""
         self.session: dict | None = None
 
-        self.workspace_button = QToolButton(objectName="WorkspaceBreadcrumb")
-        self.workspace_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        self.workspace_button = ElidedButton(objectName="WorkspaceBreadcrumb")  # middle-elided, full path in its tooltip
         self.workspace_button.clicked.connect(self.open_workspace_folder)
         self.session_picker = QComboBox(objectName="SessionPicker")
         self.session_picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.session_picker.setMinimumContentsLength(12)
+        self.session_picker.setMinimumContentsLength(6)  # the rest is in its popup and tooltip: 320 px must do
         self.session_picker.activated.connect(self._on_session_picked)
         self.session_picker.installEventFilter(self)
         self.menu_button = QToolButton(objectName="MenuButton", text="⋯")
@@ -82,7 +83,7 @@ class HeaderBar(QWidget):
             self.menu.addSeparator() if action is None else self.menu.addAction(action)
         self.menu_button.setMenu(self.menu)
 
-        self.topic_label = QLabel(objectName="TopicLine")
+        self.topic_label = QLabel(objectName="TopicLine", wordWrap=True)  # wraps rather than widen the window
         self.relevance_button = QToolButton(objectName="SortRelevance", checkable=True)
         self.time_button = QToolButton(objectName="SortTime", checkable=True)
         self.sort_group = QButtonGroup(self)
@@ -110,6 +111,7 @@ class HeaderBar(QWidget):
         self._topic_timer = QTimer(self, singleShot=True, interval=250)  # rank once typing pauses
         self._topic_timer.timeout.connect(lambda: self.ranking.set_topic(self.topic_box.text()))
         self.topic_box.textChanged.connect(lambda _t: self._topic_timer.start())
+        self.topic_box.installEventFilter(self)  # Esc clears the topic (not the preview)
 
         row1 = QHBoxLayout()
         row1.addWidget(self.workspace_button, 1)
@@ -152,6 +154,8 @@ class HeaderBar(QWidget):
     def open_workspace_folder(self) -> None:
         if self.root:
             QDesktopServices.openUrl(QUrl.fromLocalFile(self.root))
+        else:  # "No workspace": choose one
+            self.chooseFolderRequested.emit()
 
     def _on_session(self, snapshot: dict | None) -> None:
         self.session = snapshot
@@ -207,6 +211,14 @@ class HeaderBar(QWidget):
     # --- events and words ----------------------------------------------------------------------------
 
     def eventFilter(self, watched, event) -> bool:
+        escape = (event.type() in (QEvent.Type.ShortcutOverride, QEvent.Type.KeyPress)
+                  and event.key() == Qt.Key.Key_Escape)
+        if watched is self.topic_box and escape and self.topic_box.text():
+            if event.type() == QEvent.Type.ShortcutOverride:
+                event.accept()  # Esc clears the box before it can close the preview
+            else:
+                self.topic_box.clear()  # Esc in the topic box clears the topic and goes no further
+            return True
         if watched is self.session_picker and event.type() == QEvent.Type.MouseButtonPress and self.ranking.follow:
             self.ranking.follower.list_sessions()
         return super().eventFilter(watched, event)

@@ -3,11 +3,14 @@ toggling the preview, double-click opening a larger window, selection by path, a
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
-from PySide6.QtGui import QKeyEvent, QPainter, QPalette
-from PySide6.QtWidgets import QAbstractItemView, QListView
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, Qt, Signal
+from PySide6.QtGui import QContextMenuEvent, QDrag, QKeyEvent, QMouseEvent, QPainter
+from PySide6.QtWidgets import QAbstractItemView, QApplication, QListView
 
-from .document_model import RelRole
+from .colours import empty_text
+from .document_model import RelRole, RowRole
+from .item_actions import ItemActions
+from .media_model import MediaRole
 
 
 class ItemView(QListView):
@@ -28,6 +31,58 @@ class ItemView(QListView):
         self.empty_text = ""
         self.focusing = False  # True while Qt's own focus handling moves the cursor (currentChanged ignores it)
         self.doubleClicked.connect(lambda index: self.openWindowRequested.emit(index.data(RelRole) or ""))
+        self.item_actions: ItemActions | None = None  # the window's: the right-click menu, what a drag carries
+        self._press: tuple[QPoint, str] | None = None  # where a left press started, on which item
+
+    def item_title(self, index: QModelIndex) -> str:
+        """The item's title for a Markdown link: the document's title, else the file name."""
+        rel = index.data(RelRole) or ""
+        row = index.data(RowRole)  # a document Row
+        item = getattr(row, "item", None) or index.data(MediaRole)  # or a media ViewRow
+        return getattr(item, "title", "") or rel.rsplit("/", 1)[-1]
+
+    # --- right-click menu and drag out ---------------------------------------------------------------
+
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:
+        index = self.indexAt(event.pos())
+        rel = index.data(RelRole) if index.isValid() else ""
+        if not rel or self.item_actions is None:
+            super().contextMenuEvent(event)
+            return
+        self.setCurrentIndex(index)  # the row the menu is about is the one that looks chosen
+        menu = self.item_actions.menu(rel, self.item_title(index), self)
+        menu.exec(event.globalPos())
+        menu.deleteLater()
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        index = self.indexAt(event.position().toPoint())
+        rel = index.data(RelRole) if index.isValid() else ""
+        self._press = (event.position().toPoint(), rel) if event.button() == Qt.MouseButton.LeftButton and rel else None
+        super().mousePressEvent(event)
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:
+        press = self._press
+        if (press is not None and event.buttons() & Qt.MouseButton.LeftButton and self.item_actions is not None
+                and (event.position().toPoint() - press[0]).manhattanLength() >= QApplication.startDragDistance()):
+            self._press = None
+            self.drag_out(press[1])
+            return
+        super().mouseMoveEvent(event)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        self._press = None
+        super().mouseReleaseEvent(event)
+
+    def drag_out(self, rel: str) -> None:
+        """Carry the file to another app: a file manager or editor gets the file, a chat box its path."""
+        if self.item_actions is None:
+            return
+        mime = self.item_actions.mime(rel)
+        if not mime.hasUrls():
+            return
+        drag = QDrag(self)
+        drag.setMimeData(mime)
+        drag.exec(Qt.DropAction.CopyAction | Qt.DropAction.LinkAction, Qt.DropAction.CopyAction)
 
     # --- selection -----------------------------------------------------------------------------------
 
@@ -92,9 +147,7 @@ class ItemView(QListView):
         super().paintEvent(event)
         if self._model.rowCount() == 0 and self.empty_text:
             painter = QPainter(self.viewport())
-            color = self.palette().color(QPalette.ColorRole.Text)
-            color.setAlphaF(0.6)
-            painter.setPen(color)
+            painter.setPen(empty_text(self.palette()))
             painter.drawText(self.viewport().rect().adjusted(16, 16, -16, -16),
                              Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop | Qt.TextFlag.TextWordWrap,
                              self.empty_text)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QEvent, QModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QModelIndex, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import QMainWindow, QStackedWidget, QVBoxLayout, QWidget
 
@@ -13,10 +13,14 @@ from ..core.view import ViewResult
 from .all_view import AllView
 from .document_model import DocumentListModel
 from .document_view import DocumentListView
+from .folder_drop import FolderDrop
 from .header_bar import HeaderBar
+from .hidden_footer import HiddenFooter
 from .history_view import RecallStrip
+from .item_actions import ItemActions
 from .media_model import MediaGridModel
 from .media_view import MediaGridView
+from .newcomer import NewcomerPanel
 from .preview_controller import PreviewController
 from .settings import Settings
 from .status_line import StatusLine
@@ -25,6 +29,18 @@ from .wording import topic_line
 
 def now_ms() -> int:
     return int(time.time() * 1000)
+
+
+FRAME_ALLOWANCE = 48  # a title bar and borders, before the window manager has said how large they are
+
+
+def default_size(screen) -> QSize:
+    """440 × 760, or less where the screen's available area is smaller (a laptop at a scale factor of 2): the
+    whole window, frame included, on screen."""
+    area = screen.availableGeometry() if screen is not None else None
+    if area is None or area.isEmpty():
+        return QSize(440, 760)
+    return QSize(min(440, area.width() - 16), min(760, area.height() - FRAME_ALLOWANCE))
 
 
 class MainWindow(QMainWindow):
@@ -69,6 +85,23 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.splitter, 1)
         self.recall_strip = RecallStrip()  # "From earlier conversations" (issue 18), hidden until something is recalled
         layout.addWidget(self.recall_strip)
+        self.newcomer = NewcomerPanel()  # in the list's place until there is a workspace
+        self.newcomer.folderChosen.connect(lambda folder: setattr(self.settings, "workspace", folder))
+        self.newcomer.demoRequested.connect(self.open_demo)
+        layout.addWidget(self.newcomer, 1)
+        waiting = bool(getattr(ranking, "pinned_workspace", None))  # a folder is on its way: no newcomer flash
+        self.newcomer.setVisible(not waiting)
+        self.splitter.setVisible(waiting)
+        self.folder_drop = FolderDrop(self, settings, ranking)
+        self.item_actions = ItemActions(self)  # right-click menu, drag out, pins: one for every list and grid
+        for view in (self.list, self.grid, self.all_view.docs, self.all_view.grid):
+            view.item_actions = self.item_actions
+        self.item_actions.previewRequested.connect(self.show_document)
+        self.item_actions.pinsChanged.connect(self.ranking.rerank)
+        self.item_actions.notice.connect(self.show_notice)
+        self.preview.notice.connect(self.show_notice)
+        self.hidden_footer = HiddenFooter(self.item_actions)
+        layout.addWidget(self.hidden_footer)
         layout.addWidget(self.status_line)
         self.setCentralWidget(central)
 
@@ -81,6 +114,7 @@ class MainWindow(QMainWindow):
         header.historyRequested.connect(self.historyRequested)
         header.quitRequested.connect(self.quitRequested)
         header.filterChanged.connect(self._on_filter)
+        header.chooseFolderRequested.connect(self.newcomer.choose_folder)
         header.filter_box.installEventFilter(self)
         QShortcut(QKeySequence.StandardKey.Find, self, header.filter_box.setFocus)
 
@@ -178,7 +212,7 @@ class MainWindow(QMainWindow):
     def _restore(self) -> None:
         geometry = self.settings.geometry
         if geometry is None or not self.restoreGeometry(geometry):
-            self.resize(440, 760)
+            self.resize(default_size(self.screen() or QGuiApplication.primaryScreen()))
         self._apply_on_top()
         self.header.restore()
         self.ranking.set_view(self.settings.kind, self.settings.sort)
@@ -190,6 +224,7 @@ class MainWindow(QMainWindow):
 
     def set_result(self, result: ViewResult) -> None:
         keep = self.active_view().current_rel()
+        previous_topic = self.result.docs.topic if self.result is not None else None
         self.result = result
         now = self.clock()
         if result.kind == "media":
@@ -204,12 +239,16 @@ class MainWindow(QMainWindow):
         view = self.active_view()
         if keep and not view.select_rel(keep) and self.previews.is_visible():
             view.clearSelection()
+        if previous_topic is not None and result.docs.topic != previous_topic:
+            view.scrollToTop()  # a new topic: its new top results in view; the selection stays where it is
         self._update_texts()
         if not self._shown_first:
             self._shown_first = True
             self.firstListShown.emit()
 
     def _update_texts(self) -> None:
+        relevance = self.result is not None and self.result.mode == "relevance"
+        self.setWindowTitle(self.tr("Knit — documents by relevance") if relevance else self.tr("Knit — recent documents"))
         if self.result is not None:
             text, tip = topic_line(self.result.docs, self.settings.sort)
             self.topic_label.setText(text)
@@ -249,6 +288,10 @@ class MainWindow(QMainWindow):
 
     def _on_workspace(self, root: str) -> None:
         self.root = root
+        self.splitter.setVisible(bool(root))
+        self.newcomer.setVisible(not root)
+        self.item_actions.set_root(root)
+        self.hidden_footer.update_count()
         self.status_line.clear_workspace_problems()
         self.result = None
         self.model.set_ranked(None, self.clock())
@@ -256,6 +299,10 @@ class MainWindow(QMainWindow):
         self.close_preview()
         self.header.set_workspace(root)
         self._update_texts()
+
+    def show_notice(self, text: str) -> None:
+        """A passing message in the status line (an app that cannot be opened, …), gone after a while."""
+        self.status_line.show_notice(text)
 
     def show_memory_warning(self, text: str) -> None:
         """A problem with the memory proposal queue (a damaged queue file set aside), in the status line."""
@@ -343,6 +390,15 @@ class MainWindow(QMainWindow):
     def open_workspace_folder(self) -> None:
         self.header.open_workspace_folder()
 
+    def open_demo(self) -> None:
+        """The bundled demo workspace and conversation, as `--demo` opens them."""
+        from ..core.dsh.conversation import load_messages
+        from ..demo import prepare_demo_workspace
+        from ..resources import demo_conversation
+
+        self.ranking.pin_workspace(str(prepare_demo_workspace()))
+        self.ranking.set_messages(load_messages(str(demo_conversation())))
+
     # --- events --------------------------------------------------------------------------------------
 
     def eventFilter(self, watched, event) -> bool:
@@ -381,7 +437,6 @@ class MainWindow(QMainWindow):
         super().closeEvent(event)
 
     def retranslate(self) -> None:
-        self.setWindowTitle(self.tr("Knit — recent documents"))
         self.list.setAccessibleName(self.tr("Recent documents"))
         self.grid.setAccessibleName(self.tr("Images and videos"))
         self.header.retranslate()

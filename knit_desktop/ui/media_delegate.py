@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from ..core.media.layout import GridGeometry, duration_text, grid_geometry
 from ..core.view import ViewRow
+from .colours import BADGE_ALPHA, LABEL_BAND_ALPHA, placeholder_text
 from .wording import is_new
 
 RADIUS = 6
@@ -83,9 +84,7 @@ class MediaDelegate(QStyledItemDelegate):
 
     @staticmethod
     def _placeholder(painter: QPainter, rect: QRect, item: ViewRow, thumb, palette: QPalette) -> None:
-        color = QColor(palette.color(QPalette.ColorRole.Text))
-        color.setAlphaF(0.45)
-        painter.setPen(color)
+        painter.setPen(placeholder_text(palette))
         font = QFont(painter.font())
         font.setPointSizeF(max(7.0, font.pointSizeF() * 0.9))
         painter.setFont(font)
@@ -112,7 +111,7 @@ class MediaDelegate(QStyledItemDelegate):
             fm = QFontMetrics(small)
             w, h = fm.horizontalAdvance(text) + 8, fm.height() + 2
             badge = QRect(rect.right() - w - 4, rect.bottom() - lift - h - 4, w, h)
-            painter.setBrush(QColor(0, 0, 0, 170))
+            painter.setBrush(QColor(0, 0, 0, BADGE_ALPHA))
             painter.drawRoundedRect(badge, 3, 3)
             painter.setPen(QColor("white"))
             painter.drawText(badge, Qt.AlignmentFlag.AlignCenter, text)
@@ -125,7 +124,7 @@ class MediaDelegate(QStyledItemDelegate):
         h = fm.height() + 4
         band = QRect(rect.left(), rect.bottom() - h + 1, rect.width(), h)
         painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(QColor(0, 0, 0, 120))
+        painter.setBrush(QColor(0, 0, 0, LABEL_BAND_ALPHA))
         painter.drawRect(band)
         painter.setFont(small)
         painter.setPen(QColor("white"))

@@ -25,6 +25,9 @@ class MediaGridModel(QAbstractListModel):
         self.now_ms = 0
         self.total = 0
         self._thumbs: dict[tuple[str, int], object] = {}  # (rel, mtime_ms) -> Thumbnail
+        # Thumbnails that arrived while their file was not listed here (another view asked; the service answers
+        # each file version once): adopted when the file is listed, else the grid would wait for them for good.
+        self._arrived: dict[str, object] = {}
 
     # --- inputs --------------------------------------------------------------------------------------
 
@@ -43,6 +46,10 @@ class MediaGridModel(QAbstractListModel):
         needle = self.needle.strip().lower()
         self.beginResetModel()
         self.items = [r for r in self.results if not needle or matches_filter(r, needle)]
+        for item in self.items:
+            arrived = self._arrived.pop(item.rel, None)
+            if arrived is not None:
+                self._thumbs.setdefault((item.rel, item.mtime_ms), arrived)
         self.endResetModel()
 
     def set_thumbnail(self, thumb) -> None:
@@ -53,6 +60,7 @@ class MediaGridModel(QAbstractListModel):
                 index = self.index(row)
                 self.dataChanged.emit(index, index, [ThumbRole])
                 return
+        self._arrived[thumb.rel] = thumb
 
     # --- queries -------------------------------------------------------------------------------------
 

@@ -12,6 +12,8 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QSizePolicy,
     QSlider,
+    QStyle,
+    QStyleOptionSlider,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -133,6 +135,28 @@ class VideoSurface(QWidget):
         painter.end()
 
 
+class SeekSlider(QSlider):
+    """A seek bar where a click jumps to the clicked time (a plain slider only steps a page towards it)."""
+
+    def mousePressEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        if event.button() == Qt.MouseButton.LeftButton and self.maximum() > self.minimum():
+            option = QStyleOptionSlider()
+            self.initStyleOption(option)
+            handle = self.style().subControlRect(QStyle.ComplexControl.CC_Slider, option,
+                                                 QStyle.SubControl.SC_SliderHandle, self)
+            if not handle.contains(event.position().toPoint()):  # the handle itself is dragged as usual
+                groove = self.style().subControlRect(QStyle.ComplexControl.CC_Slider, option,
+                                                     QStyle.SubControl.SC_SliderGroove, self)
+                x = int(event.position().x()) - groove.left() - handle.width() // 2
+                span = max(1, groove.width() - handle.width())
+                value = QStyle.sliderValueFromPosition(self.minimum(), self.maximum(), x, span, option.upsideDown)
+                self.setValue(value)
+                self.sliderMoved.emit(value)
+                event.accept()
+                return
+        super().mousePressEvent(event)
+
+
 class VideoPlayer(QWidget):
     """Play/pause, a seek slider, the time and mute, over Qt's own player (FFmpeg backend). Made only where
     `multimedia.multimedia_available()` says Qt Multimedia loads."""
@@ -148,7 +172,7 @@ class VideoPlayer(QWidget):
         self.audio: QAudioOutput | None = None  # made with the first video: it connects to the sound server
         self.play_button = QToolButton(objectName="PlayPause")
         self.play_button.clicked.connect(self.toggle_play)
-        self.slider = QSlider(Qt.Orientation.Horizontal, objectName="Seek")
+        self.slider = SeekSlider(Qt.Orientation.Horizontal, objectName="Seek")
         self.slider.setRange(0, 0)
         self.slider.sliderMoved.connect(self.player.setPosition)
         self.slider.sliderReleased.connect(lambda: self.player.setPosition(self.slider.value()))

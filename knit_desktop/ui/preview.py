@@ -9,14 +9,14 @@ from __future__ import annotations
 import os
 import re
 
-from PySide6.QtCore import QByteArray, QEvent, QSize, Qt, QUrl, Signal
+from PySide6.QtCore import QBuffer, QByteArray, QEvent, QSize, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import (
     QColor,
     QDesktopServices,
     QImage,
+    QImageReader,
     QKeySequence,
     QPainter,
-    QPalette,
     QPixmap,
     QShortcut,
     QTextCharFormat,
@@ -43,6 +43,9 @@ from ..core.index.boundary import OutsideWorkspace, inside, read_inside, resolve
 from ..core.index.preview_content import PreviewData
 from ..core.rank.passages import Passage
 from ..services import multimedia
+from .colours import passage_background
+from .compact import ElidedButton, tinted_icon
+from .item_actions import no_app_text, open_with_system_app
 from .media_preview import ImageView, VideoPlayer, video_unavailable_text
 from .wording import problem_text
 
@@ -67,11 +70,13 @@ class WorkspaceTextBrowser(QTextBrowser):
         self.root = ""  # the workspace's real path; empty: nothing is loaded
         self.folder = ""  # the shown document's folder, for relative image paths
         self.refused: list[tuple[str, str]] = []  # (url, why) for each image refused since the last document
+        self._sizes: dict[str, QSize] = {}  # image name -> natural size, for the shown document
 
     def set_location(self, root: str, folder: str) -> None:
         self.root = os.path.realpath(root) if root else ""
         self.folder = folder
         self.refused = []
+        self._sizes = {}
 
     def local_image_path(self, url: QUrl) -> tuple[str | None, str]:
         """The workspace file an image URL names, or None and why it is refused."""
@@ -99,13 +104,61 @@ class WorkspaceTextBrowser(QTextBrowser):
         except (OSError, OutsideWorkspace) as exc:
             return placeholder_image(self.tr("Image not shown: %1").replace("%1", str(exc)))
 
+    def _natural_size(self, name: str) -> QSize:
+        resource = self.loadResource(QTextDocument.ResourceType.ImageResource.value, QUrl(name))
+        if isinstance(resource, QImage):
+            return resource.size()
+        if resource is None:
+            return QSize()
+        buffer = QBuffer(resource)
+        return QImageReader(buffer).size()  # the header only: no second decode
+
+    def fit_images(self) -> None:
+        """Images no wider than the pane (a banner wider than the pane is scaled down, never cropped or scrolled
+        sideways); smaller ones keep their size. Called after a document is set and when the pane is resized."""
+        available = int(self.viewport().width() - 2 * self.document().documentMargin() - 4)
+        if available <= 0:
+            return
+        cursor = QTextCursor(self.document())
+        block = self.document().begin()
+        while block.isValid():
+            it = block.begin()
+            while not it.atEnd():
+                fragment = it.fragment()
+                fmt = fragment.charFormat()
+                if fmt.isImageFormat():
+                    image = fmt.toImageFormat()
+                    natural = self._sizes.get(image.name())
+                    if natural is None:
+                        natural = self._sizes[image.name()] = self._natural_size(image.name())
+                    if natural.isValid() and natural.width() > 0:
+                        width = min(natural.width(), available)
+                        if abs(image.width() - width) > 0.5:
+                            image.setWidth(width)
+                            image.setHeight(natural.height() * width / natural.width())
+                            cursor.setPosition(fragment.position())
+                            cursor.setPosition(fragment.position() + fragment.length(), QTextCursor.MoveMode.KeepAnchor)
+                            cursor.setCharFormat(image)
+                it += 1
+            block = block.next()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self.fit_images()
+
+
+def best_passage(passages: tuple[Passage, ...]) -> Passage | None:
+    """The passage to open on: the one holding the most of the matched words (passages come in document order,
+    so the first is not the best: a PDF would open on page 1 with 2 of 6 words instead of page 2 with all 6)."""
+    return max(passages, key=lambda p: len(p.terms), default=None)
+
 
 def placeholder_image(text: str) -> QImage:
     """A small framed picture holding `text`, shown where an image is not loaded."""
     image = QImage(360, 36, QImage.Format.Format_ARGB32)
     image.fill(QColor(240, 240, 240))
     painter = QPainter(image)
-    painter.setPen(QColor(120, 120, 120))
+    painter.setPen(QColor(100, 100, 100))  # 5.2:1 on the fill
     painter.drawRect(0, 0, image.width() - 1, image.height() - 1)
     painter.drawText(image.rect().adjusted(8, 0, -8, 0), int(Qt.AlignmentFlag.AlignVCenter), text)
     painter.end()
@@ -116,6 +169,7 @@ class PreviewPane(QFrame):
     closed = Signal()
     fullscreenToggled = Signal(bool)
     documentRequested = Signal(str)  # a link to another workspace document was followed
+    notice = Signal(str)  # something the user should read in the status line
 
     def __init__(self, ranking, parent: QWidget | None = None, images=None) -> None:
         """`images` decodes pictures off the GUI thread (the ThumbnailService); without it images are not shown."""
@@ -133,24 +187,37 @@ class PreviewPane(QFrame):
         self.pages = 0
         self._token = 0
         self._page_token = 0
+        self._page_width = 0  # the width the shown page was rendered at
         self._fullscreen = False
+        # a resized pane (fullscreen, the splitter, the window) renders the page again at its new width, once the
+        # resizing pauses: fullscreen gets a large page, not the small one stretched or left small
+        self._rerender = QTimer(self, singleShot=True, interval=150)
+        self._rerender.timeout.connect(self._fit_page)
         ranking.previewReady.connect(self._on_preview)
         ranking.pageRendered.connect(self._on_page)
         ranking.errored.connect(self._on_errored)
 
-        self.path_button = QToolButton(objectName="PathButton")
-        self.path_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
-        self.path_button.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        # Back / Forward through followed links (a document opened from the list starts a new trail)
+        self._back: list[str] = []
+        self._forward: list[str] = []
+        self._expected = ""
+        self.back_button = QToolButton(objectName="PreviewBack", autoRaise=True)
+        self.back_button.clicked.connect(self.go_back)
+        self.forward_button = QToolButton(objectName="PreviewForward", autoRaise=True)
+        self.forward_button.clicked.connect(self.go_forward)
+        self.path_button = ElidedButton(objectName="PathButton")  # middle-elided: the folder start and the name
         self.path_button.clicked.connect(self.reveal)
-        self.open_button = QToolButton(objectName="OpenLocally")
+        # icon buttons with tooltips (resources/icons, tinted for the palette): a header that fits 320 px
+        self.open_button = QToolButton(objectName="OpenLocally", autoRaise=True)
         self.open_button.clicked.connect(self.open_locally)
-        self.full_button = QToolButton(objectName="Fullscreen")
+        self.full_button = QToolButton(objectName="Fullscreen", autoRaise=True)
         self.full_button.clicked.connect(lambda: self.set_fullscreen(not self._fullscreen))
-        self.close_button = QToolButton(objectName="ClosePreview")
-        self.close_button.setText("✕")
+        self.close_button = QToolButton(objectName="ClosePreview", autoRaise=True)
         self.close_button.clicked.connect(self.closed)
         bar = QHBoxLayout()
         bar.setContentsMargins(6, 4, 6, 4)
+        bar.addWidget(self.back_button)
+        bar.addWidget(self.forward_button)
         bar.addWidget(self.path_button, 1)
         bar.addWidget(self.open_button)
         bar.addWidget(self.full_button)
@@ -211,16 +278,27 @@ class PreviewPane(QFrame):
         layout.addWidget(self.links_button)
         layout.addWidget(self.links_list)
         QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self._escape, context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        QShortcut(QKeySequence(Qt.Modifier.ALT | Qt.Key.Key_Left), self, self.go_back,
+                  context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        QShortcut(QKeySequence(Qt.Modifier.ALT | Qt.Key.Key_Right), self, self.go_forward,
+                  context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self._update_history_buttons()
         self.retranslate()
 
     # --- showing a document --------------------------------------------------------------------------
 
     def show_document(self, root: str, rel: str, kind: str, passages: tuple[Passage, ...] = ()) -> None:
         """Show a document, scrolled to its best matched passage (a PDF at that passage's page)."""
+        if rel != self._expected:  # opened from the list, the tray, …: a new trail
+            self._back.clear()
+            self._forward.clear()
+        self._expected = ""
+        self._update_history_buttons()
         self.root, self.rel, self.kind = root, rel, kind
         self.passages = tuple(passages)
         self.data = None
-        self.page = next((p.page for p in self.passages if p.page), 1)
+        best = best_passage(self.passages)
+        self.page = (best.page if best is not None else 0) or 1
         self._set_path(rel)
         self.message.setText(self.tr("Loading…"))
         self.stack.setCurrentWidget(self.message)
@@ -304,6 +382,7 @@ class PreviewPane(QFrame):
             text += "\n\n" + self.tr("(large file — showing the first 512 KB)")
         if data.kind == "md":
             self.browser.setMarkdown(text)
+            self.browser.fit_images()
         else:
             # setPlainText keeps the cursor's formats: after a Markdown heading was highlighted, the whole text
             # would show as that heading. An emptied document and a fresh cursor carry the default formats.
@@ -318,13 +397,13 @@ class PreviewPane(QFrame):
         if not self.passages or self.data is None:
             self.browser.setExtraSelections([])
             return
-        passage = self.passages[0]
+        passage = best_passage(self.passages)
+        if passage is None:
+            return
         start, end = passage.start_line, passage.end_line
         document = self.browser.document()
         fmt = QTextCharFormat()
-        color = QColor(self.palette().color(QPalette.ColorRole.Highlight))
-        color.setAlphaF(0.18)
-        fmt.setBackground(color)
+        fmt.setBackground(passage_background(self.palette()))
         fmt.setProperty(QTextCharFormat.Property.FullWidthSelection, True)
         selections = []
         terms = [t.lower() for t in passage.terms]
@@ -367,9 +446,22 @@ class PreviewPane(QFrame):
         self.page = min(max(1, page), self.pages)
         self._update_page_bar()
         # leave room for the vertical scroll bar a page taller than the pane brings, so no sideways scrolling
+        self._page_width = self._wanted_page_width()
+        terms = tuple(dict.fromkeys(t for p in self.passages for t in p.terms))  # marked on every page
+        self._page_token = self.ranking.render_page(self.rel, self.page, self._page_width, terms)
+
+    def _wanted_page_width(self) -> int:
         bar = self.page_scroll.verticalScrollBar().sizeHint().width()
-        width = max(200, self.page_scroll.width() - 2 * self.page_scroll.frameWidth() - bar - 8)
-        self._page_token = self.ranking.render_page(self.rel, self.page, width)
+        return max(200, self.page_scroll.width() - 2 * self.page_scroll.frameWidth() - bar - 8)
+
+    def _fit_page(self) -> None:
+        if self.kind == "pdf" and self.pages and abs(self._wanted_page_width() - self._page_width) > 16:
+            self.show_page(self.page)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if self.kind == "pdf":
+            self._rerender.start()
 
     def _on_page(self, token: int, result) -> None:
         if token != self._page_token:
@@ -405,7 +497,7 @@ class PreviewPane(QFrame):
         target = os.path.normpath(target)
         root = os.path.normpath(self.root)
         if target.startswith(root + os.sep) and inside(os.path.realpath(root), target):
-            self.documentRequested.emit(os.path.relpath(target, root).replace(os.sep, "/"))
+            self.follow(os.path.relpath(target, root).replace(os.sep, "/"))
 
     def _update_links(self) -> None:
         data = self.data
@@ -435,14 +527,44 @@ class PreviewPane(QFrame):
     def _on_link_item(self, item: QListWidgetItem) -> None:
         rel = item.data(Qt.ItemDataRole.UserRole)
         if rel:
-            self.documentRequested.emit(rel)
+            self.follow(rel)
+
+    # --- back and forward through followed links -----------------------------------------------------
+
+    def follow(self, rel: str) -> None:
+        """Go to a linked document; Back (Alt+←) returns here."""
+        if self.rel and rel != self.rel:
+            self._back.append(self.rel)
+            self._forward.clear()
+        self._go(rel)
+
+    def go_back(self) -> None:
+        if self._back:
+            self._forward.append(self.rel)
+            self._go(self._back.pop())
+
+    def go_forward(self) -> None:
+        if self._forward:
+            self._back.append(self.rel)
+            self._go(self._forward.pop())
+
+    def _go(self, rel: str) -> None:
+        self._expected = rel
+        self.documentRequested.emit(rel)
+        self._update_history_buttons()
+
+    def _update_history_buttons(self) -> None:
+        self.back_button.setEnabled(bool(self._back))
+        self.forward_button.setEnabled(bool(self._forward))
+        self.back_button.setVisible(bool(self._back or self._forward))
+        self.forward_button.setVisible(bool(self._back or self._forward))
 
     # --- actions -------------------------------------------------------------------------------------
 
     def open_locally(self) -> None:
         path = resolve_inside(self.root, self.rel) if self.root and self.rel else None
-        if path is not None:
-            QDesktopServices.openUrl(QUrl.fromLocalFile(path))
+        if path is not None and not open_with_system_app(path):
+            self.notice.emit(no_app_text(path))  # no app registered for it: said, not silently nothing
 
     def reveal(self) -> None:
         path = resolve_inside(self.root, self.rel) if self.root and self.rel else None
@@ -478,13 +600,29 @@ class PreviewPane(QFrame):
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
+        elif event.type() == QEvent.Type.PaletteChange:  # light ↔ dark: the icons follow
+            self._update_icons()
         super().changeEvent(event)
 
+    def _update_icons(self) -> None:
+        palette = self.palette()
+        self.open_button.setIcon(tinted_icon("open-external", palette))
+        self.full_button.setIcon(tinted_icon("exit-fullscreen" if self._fullscreen else "fullscreen", palette))
+        self.close_button.setIcon(tinted_icon("close", palette))
+        self.back_button.setIcon(tinted_icon("back", palette))
+        self.forward_button.setIcon(tinted_icon("forward", palette))
+
     def retranslate(self) -> None:
-        self.open_button.setText(self.tr("Open locally"))
+        self._update_icons()
+        self.open_button.setText(self.tr("Open locally"))  # the accessible name; the button shows its icon
         self.open_button.setToolTip(self.tr("Open this document in your default app"))
         self.full_button.setText(self.tr("Exit fullscreen") if self._fullscreen else self.tr("Fullscreen"))
         self.full_button.setToolTip(self.tr("Exit fullscreen (Esc)") if self._fullscreen else self.tr("Read fullscreen"))
+        self.close_button.setText(self.tr("Close preview"))
+        self.back_button.setText(self.tr("Back"))
+        self.back_button.setToolTip(self.tr("Back to the document you followed a link from (Alt+←)"))
+        self.forward_button.setText(self.tr("Forward"))
+        self.forward_button.setToolTip(self.tr("Forward again (Alt+→)"))
         self.close_button.setToolTip(self.tr("Close preview"))
         self.path_button.setAccessibleName(self.tr("Open in file manager"))
         self.prev_page.setToolTip(self.tr("Previous page"))

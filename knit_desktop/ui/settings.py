@@ -154,6 +154,15 @@ class Settings(QObject):
     def geometry(self, value: QByteArray) -> None:
         self.set(options.GEOMETRY, bytes(value.data()))
 
+    @property
+    def told_about_tray(self) -> bool:
+        """The user was told once that closing the window leaves Knit in the tray."""
+        return self.config.get(options.TOLD_ABOUT_TRAY)
+
+    @told_about_tray.setter
+    def told_about_tray(self, value: bool) -> None:
+        self.set(options.TOLD_ABOUT_TRAY, bool(value))
+
     # --- memory and its sticky notes -----------------------------------------------------------------
 
     @property

@@ -1,9 +1,10 @@
 """The status line under the list: indexing progress, the watch mode, failures and worker errors, the memory
-queue's warnings, missing video support and (when turned on) the usage line, worded in the user's language."""
+queue's warnings, missing video support, passing notices (an app that cannot be opened, …) and (when turned on) the
+usage line, worded in the user's language."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent
+from PySide6.QtCore import QEvent, QTimer
 from PySide6.QtWidgets import QLabel, QWidget
 
 from ..core.dsh.usage import Usage
@@ -14,6 +15,8 @@ from .media_preview import video_unavailable_text
 from .settings import Settings
 from .wording import usage_text
 
+NOTICE_MS = 10_000
+
 
 class StatusLine(QLabel):
     def __init__(self, settings: Settings, parent: QWidget | None = None) -> None:
@@ -22,12 +25,20 @@ class StatusLine(QLabel):
         self.setWordWrap(True)
         self.settings = settings
         # What the services reported, as codes and their details; worded when shown.
-        self.status: dict = {"progress": (0, 0), "watch": "", "failed": ("", ""), "memory": "", "error": ""}
+        self.status: dict = {"progress": (0, 0), "watch": "", "failed": ("", ""), "memory": "", "error": "",
+                             "notice": ""}
         self.usage: Usage | None = None
+        self._notice_timer = QTimer(self, singleShot=True, interval=NOTICE_MS)  # a notice is read, then it goes
+        self._notice_timer.timeout.connect(lambda: self.update_status(notice=""))
 
     def update_status(self, **values) -> None:
         self.status.update(values)
         self.refresh()
+
+    def show_notice(self, text: str) -> None:
+        """A passing message (already worded), gone after a while."""
+        self.update_status(notice=text)
+        self._notice_timer.start()
 
     def set_usage(self, usage: Usage | None) -> None:
         self.usage = usage
@@ -58,6 +69,8 @@ class StatusLine(QLabel):
             parts.append(video_unavailable_text())
         if self.status["memory"]:
             parts.append(self.status["memory"])
+        if self.status["notice"]:
+            parts.append(self.status["notice"])
         if self.usage is not None and self.settings.show_usage:
             parts.append(usage_text(self.usage))
         return parts

@@ -7,7 +7,16 @@ platform offers one, else by following the mouse), kept inside the screen, and r
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QPoint, QRect, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QGuiApplication, QMouseEvent, QPainter, QPalette, QPen
+from PySide6.QtGui import (
+    QColor,
+    QGuiApplication,
+    QMouseEvent,
+    QPainter,
+    QPainterPath,
+    QPalette,
+    QPen,
+    QRegion,
+)
 from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
@@ -201,7 +210,19 @@ class StickyNote(QFrame):
         self._background, self._border = tint, base.darker(130)
         self._radius = min(RADII[self.settings.note_shape], height // 2)
         self.setStyleSheet(f"QFrame#StickyNote QLabel {{ color: {text}; }}")
+        self._update_mask()
         self.update()
+
+    def _update_mask(self) -> None:
+        """On X11 the window is also cut to its shape: without a compositor a translucent window's corners are
+        painted black, and a shape mask is what every X server honours (with a compositor it changes nothing
+        but the corners' antialiasing)."""
+        if QGuiApplication.platformName() != "xcb" or self._radius <= 0:
+            self.clearMask()
+            return
+        path = QPainterPath()
+        path.addRoundedRect(QRectF(self.rect()), self._radius, self._radius)
+        self.setMask(QRegion(path.toFillPolygon().toPolygon()))
 
     def paintEvent(self, event) -> None:
         # Painted here rather than by a style sheet: the window is translucent so the shape's corners show

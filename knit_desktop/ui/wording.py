@@ -48,6 +48,7 @@ def is_new(mtime_ms: int, now_ms: int) -> bool:
 
 def tier_title(tier: str) -> str:
     return {
+        "pinned": QCoreApplication.translate("Tiers", "Pinned"),
         "primary": QCoreApplication.translate("Tiers", "Primary"),
         "supporting": QCoreApplication.translate("Tiers", "Supporting"),
         "related": QCoreApplication.translate("Tiers", "Related"),
@@ -57,8 +58,9 @@ def tier_title(tier: str) -> str:
 
 def tier_hint(tier: str) -> str:
     return {
+        "pinned": QCoreApplication.translate("Tiers", "kept on top by you"),
         "primary": QCoreApplication.translate("Tiers", "read first"),
-        "supporting": QCoreApplication.translate("Tiers", "supporting"),
+        "supporting": QCoreApplication.translate("Tiers", "evidence, next step"),
         "related": QCoreApplication.translate("Tiers", "background"),
         "other": "",
     }[tier]
@@ -82,6 +84,8 @@ def why_text(reason: Reason) -> str:
         return QCoreApplication.translate("Why", "referenced by a primary document")
     if code == "linkSource":
         return QCoreApplication.translate("Why", "references a primary document")
+    if code == "pinned":
+        return QCoreApplication.translate("Why", "pinned by you")
     return QCoreApplication.translate("Why", "related to the current task")
 
 

@@ -67,6 +67,29 @@
     </message>
 </context>
 <context>
+    <name>FolderDrop</name>
+    <message>
+        <source>Use this folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Make %1 the workspace?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pinned, Knit opens this folder every time (change it in Settings); otherwise only until you quit.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pin as the workspace</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Only for now</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>HeaderBar</name>
     <message>
         <source>No workspace</source>
@@ -182,6 +205,25 @@
     </message>
     <message>
         <source>Quit</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>HiddenFooter</name>
+    <message>
+        <source>Hidden (%1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Documents you hid; choose one to show it again</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show %1 again</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show all hidden documents</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -313,6 +355,49 @@
     </message>
 </context>
 <context>
+    <name>ItemActions</name>
+    <message>
+        <source>No app is registered to open %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open with system app</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show in folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy path</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy relative path</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy as Markdown link</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Unpin</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pin to the top</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Hide from the list</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
         <source>Scanning the workspace…</source>
@@ -336,6 +421,10 @@
     </message>
     <message>
         <source>Knit — recent documents</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Knit — documents by relevance</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -441,6 +530,33 @@
     </message>
 </context>
 <context>
+    <name>NewcomerPanel</name>
+    <message>
+        <source>Choose the project folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No workspace yet</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Knit keeps a project folder&apos;s documents ranked by what your conversation with the agent is about. Choose the folder, or look around the demo first.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose folder…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open the demo</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>With DSH: start a session in your project folder and Knit follows it. To give the agent the same ranking, add the row that %1 prints to DSH&apos;s cordis.patch.yml.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>PreviewPane</name>
     <message>
         <source>Loading…</source>
@@ -512,6 +628,22 @@
     </message>
     <message>
         <source>Close preview</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Back</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Back to the document you followed a link from (Alt+←)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Forward</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Forward again (Alt+→)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -829,6 +961,10 @@
 <context>
     <name>Tiers</name>
     <message>
+        <source>Pinned</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Primary</source>
         <translation type="unfinished"></translation>
     </message>
@@ -845,11 +981,15 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>kept on top by you</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>read first</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>supporting</source>
+        <source>evidence, next step</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -892,6 +1032,14 @@
     </message>
     <message>
         <source>Knit — recent documents</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Knit is still running</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Closing the window keeps Knit in the tray. Choose Quit in its menu to stop it.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -992,6 +1140,10 @@
     </message>
     <message>
         <source>references a primary document</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>pinned by you</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

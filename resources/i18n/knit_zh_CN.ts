@@ -63,6 +63,29 @@
     </message>
 </context>
 <context>
+    <name>FolderDrop</name>
+    <message>
+        <source>Use this folder</source>
+        <translation>使用这个文件夹</translation>
+    </message>
+    <message>
+        <source>Make %1 the workspace?</source>
+        <translation>把 %1 设为工作区？</translation>
+    </message>
+    <message>
+        <source>Pinned, Knit opens this folder every time (change it in Settings); otherwise only until you quit.</source>
+        <translation>固定后，Knit 每次都打开这个文件夹（可在设置中更改）；否则只用到退出为止。</translation>
+    </message>
+    <message>
+        <source>Pin as the workspace</source>
+        <translation>固定为工作区</translation>
+    </message>
+    <message>
+        <source>Only for now</source>
+        <translation>仅本次</translation>
+    </message>
+</context>
+<context>
     <name>HeaderBar</name>
     <message>
         <source>No workspace</source>
@@ -179,6 +202,25 @@
     <message>
         <source>Quit</source>
         <translation>退出</translation>
+    </message>
+</context>
+<context>
+    <name>HiddenFooter</name>
+    <message>
+        <source>Hidden (%1)</source>
+        <translation>已隐藏（%1）</translation>
+    </message>
+    <message>
+        <source>Documents you hid; choose one to show it again</source>
+        <translation>你隐藏的文档；选一个即可重新显示</translation>
+    </message>
+    <message>
+        <source>Show %1 again</source>
+        <translation>重新显示 %1</translation>
+    </message>
+    <message>
+        <source>Show all hidden documents</source>
+        <translation>显示全部隐藏的文档</translation>
     </message>
 </context>
 <context>
@@ -309,6 +351,49 @@
     </message>
 </context>
 <context>
+    <name>ItemActions</name>
+    <message>
+        <source>No app is registered to open %1</source>
+        <translation>没有可打开 %1 的应用</translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation>打开</translation>
+    </message>
+    <message>
+        <source>Open with system app</source>
+        <translation>用系统应用打开</translation>
+    </message>
+    <message>
+        <source>Show in folder</source>
+        <translation>在文件夹中显示</translation>
+    </message>
+    <message>
+        <source>Copy path</source>
+        <translation>复制路径</translation>
+    </message>
+    <message>
+        <source>Copy relative path</source>
+        <translation>复制相对路径</translation>
+    </message>
+    <message>
+        <source>Copy as Markdown link</source>
+        <translation>复制为 Markdown 链接</translation>
+    </message>
+    <message>
+        <source>Unpin</source>
+        <translation>取消固定</translation>
+    </message>
+    <message>
+        <source>Pin to the top</source>
+        <translation>固定到顶部</translation>
+    </message>
+    <message>
+        <source>Hide from the list</source>
+        <translation>从列表中隐藏</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
         <source>Scanning the workspace…</source>
@@ -333,6 +418,10 @@
     <message>
         <source>Knit — recent documents</source>
         <translation>Knit 最近文档</translation>
+    </message>
+    <message>
+        <source>Knit — documents by relevance</source>
+        <translation>Knit 相关文档</translation>
     </message>
     <message>
         <source>Recent documents</source>
@@ -437,6 +526,33 @@ Preferences / Projects / Environment</translation>
     </message>
 </context>
 <context>
+    <name>NewcomerPanel</name>
+    <message>
+        <source>Choose the project folder</source>
+        <translation>选择项目文件夹</translation>
+    </message>
+    <message>
+        <source>No workspace yet</source>
+        <translation>还没有工作区</translation>
+    </message>
+    <message>
+        <source>Knit keeps a project folder&apos;s documents ranked by what your conversation with the agent is about. Choose the folder, or look around the demo first.</source>
+        <translation>Knit 按你和智能体正在聊的内容，为项目文件夹里的文档排序。选择一个文件夹，或先看看演示。</translation>
+    </message>
+    <message>
+        <source>Choose folder…</source>
+        <translation>选择文件夹…</translation>
+    </message>
+    <message>
+        <source>Open the demo</source>
+        <translation>打开演示</translation>
+    </message>
+    <message>
+        <source>With DSH: start a session in your project folder and Knit follows it. To give the agent the same ranking, add the row that %1 prints to DSH&apos;s cordis.patch.yml.</source>
+        <translation>配合 DSH：在项目文件夹中开始一个会话，Knit 会自动跟随。若要让智能体得到同样的排序，把 %1 输出的那一行加入 DSH 的 cordis.patch.yml。</translation>
+    </message>
+</context>
+<context>
     <name>PreviewPane</name>
     <message>
         <source>Loading…</source>
@@ -509,6 +625,22 @@ Preferences / Projects / Environment</translation>
     <message>
         <source>Close preview</source>
         <translation>收起预览</translation>
+    </message>
+    <message>
+        <source>Back</source>
+        <translation>后退</translation>
+    </message>
+    <message>
+        <source>Back to the document you followed a link from (Alt+←)</source>
+        <translation>回到点链接之前的文档（Alt+←）</translation>
+    </message>
+    <message>
+        <source>Forward</source>
+        <translation>前进</translation>
+    </message>
+    <message>
+        <source>Forward again (Alt+→)</source>
+        <translation>再前进（Alt+→）</translation>
     </message>
     <message>
         <source>Open in file manager</source>
@@ -822,6 +954,10 @@ Preferences / Projects / Environment</translation>
 <context>
     <name>Tiers</name>
     <message>
+        <source>Pinned</source>
+        <translation>已固定</translation>
+    </message>
+    <message>
         <source>Primary</source>
         <translation>主要上下文</translation>
     </message>
@@ -838,12 +974,16 @@ Preferences / Projects / Environment</translation>
         <translation>其他相关文档</translation>
     </message>
     <message>
+        <source>kept on top by you</source>
+        <translation>由你固定在顶部</translation>
+    </message>
+    <message>
         <source>read first</source>
         <translation>先看</translation>
     </message>
     <message>
-        <source>supporting</source>
-        <translation>辅助</translation>
+        <source>evidence, next step</source>
+        <translation>证据与下一步</translation>
     </message>
     <message>
         <source>background</source>
@@ -886,6 +1026,14 @@ Preferences / Projects / Environment</translation>
     <message>
         <source>Knit — recent documents</source>
         <translation>Knit 最近文档</translation>
+    </message>
+    <message>
+        <source>Knit is still running</source>
+        <translation>Knit 仍在运行</translation>
+    </message>
+    <message>
+        <source>Closing the window keeps Knit in the tray. Choose Quit in its menu to stop it.</source>
+        <translation>关闭窗口后 Knit 仍在托盘中运行。要退出，请在托盘菜单中选择“退出”。</translation>
     </message>
 </context>
 <context>
@@ -986,6 +1134,10 @@ Preferences / Projects / Environment</translation>
     <message>
         <source>references a primary document</source>
         <translation>引用了主要上下文</translation>
+    </message>
+    <message>
+        <source>pinned by you</source>
+        <translation>由你固定</translation>
     </message>
     <message>
         <source>related to the current task</source>

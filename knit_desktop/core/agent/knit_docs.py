@@ -20,6 +20,7 @@ from ..dsh.sessions import SessionCatalog, dsh_home, sessions_root
 from ..dsh.usage import UsageAudit
 from ..heap import release_heap, settle_heap
 from ..index.boundary import UnsafeWorkspace, WorkspaceNotFound, check_workspace
+from ..index.pins import Pins
 from ..output.payloads import context_payload
 from ..output.render import render_context
 from ..workspace import RankInput, Workspace
@@ -140,7 +141,7 @@ class KnitDocs:
         else:
             request = RankInput([])
         now = now_ms if now_ms is not None else int(time.time() * 1000)
-        pack = ws.context(request, now_ms=now, recent_limit=clamp_limit(limit))
+        pack = ws.context(request, now_ms=now, recent_limit=clamp_limit(limit), pins=Pins.load(ws.root))
         structured = context_payload(pack)
         text = render_context(pack)
         if session is not None:

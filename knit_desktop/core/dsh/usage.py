@@ -17,7 +17,7 @@ from .sessions import Read
 
 MAX_SESSIONS = 24
 MAX_SNAPSHOTS = 20
-TIERS = ("primary", "supporting", "related")
+TIERS = ("pinned", "primary", "supporting", "related")
 
 
 @dataclass(frozen=True)

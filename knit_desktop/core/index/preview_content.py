@@ -83,11 +83,17 @@ class RenderedPage:
     height: int
     stride: int
     samples: bytes  # RGB888
+    marked: int = 0  # how many occurrences of the matched words are highlighted on the page
 
 
-def render_pdf_page(path: str, rel: str, page: int, width_px: int, root: str | None = None) -> RenderedPage:
+MARK_COLOUR = (1.0, 0.87, 0.35)  # a highlighter yellow; black text on it is 15:1
+
+
+def render_pdf_page(path: str, rel: str, page: int, width_px: int, root: str | None = None,
+                    terms: tuple[str, ...] = ()) -> RenderedPage:
     """Page `page` (1-based, clamped) rendered `width_px` wide, the file read within `root` (the workspace's real
-    path) when given. PyMuPDF: call on the indexer's thread only."""
+    path) when given, with every occurrence of `terms` (the matched words) highlighted as a highlighter would: the
+    annotations live in the opened document only, the file is never written. PyMuPDF: the indexer's thread only."""
     from .pdf import pymupdf
 
     with open_pdf(root, path) as pdf:
@@ -96,5 +102,13 @@ def render_pdf_page(path: str, rel: str, page: int, width_px: int, root: str | N
         number = min(max(page, 1), pdf.page_count)
         pdf_page = pdf[number - 1]
         zoom = max(0.1, min(8.0, width_px / max(pdf_page.rect.width, 1)))
-        pix = pdf_page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), alpha=False)
-        return RenderedPage(rel, number, pdf.page_count, pix.width, pix.height, pix.stride, bytes(pix.samples))
+        marked = 0
+        for term in dict.fromkeys(t for t in terms if len(t.strip()) >= 2):
+            for quad in pdf_page.search_for(term, quads=True):
+                annot = pdf_page.add_highlight_annot(quad)
+                annot.set_colors(stroke=MARK_COLOUR)
+                annot.update()
+                marked += 1
+        pix = pdf_page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), alpha=False, annots=True)
+        return RenderedPage(rel, number, pdf.page_count, pix.width, pix.height, pix.stride, bytes(pix.samples),
+                            marked)

@@ -4,19 +4,24 @@ Only for printing: the window gets typed results (`core/view.py`), never these d
 
 from __future__ import annotations
 
+from ..index.pins import Pins
 from ..rank.context_pack import ContextPack, PackItem
+from ..rank.pinning import pinned_ranked
 from ..rank.ranking import Ranking
 
 TOOL_RELATIONS = 2
 
 
-def rank_payload(ranking: Ranking, limit: int | None = None) -> dict:
-    ranked = ranking.ranked if limit is None else ranking.ranked[:limit]
+def rank_payload(ranking: Ranking, limit: int | None = None, pins: Pins | None = None) -> dict:
+    """The rank list; with `pins`, hidden documents left out and pinned ones first (`pinned` names them)."""
+    ranked, pinned, hidden = pinned_ranked(ranking, pins, limit)
+    extra: dict[str, object] = {"pinned": pinned, "hidden": hidden} if pins and (pins.pinned or pins.hidden) else {}
     return {
         "mode": ranking.mode,
         "topic": ranking.topic,
         "keywords": ranking.matched_terms,
-        "total": ranking.total,
+        "total": ranking.total - hidden,
+        **extra,
         "results": [
             {
                 "rel": r.doc.rel,
@@ -70,6 +75,10 @@ def context_payload(pack: ContextPack, relations_limit: int = TOOL_RELATIONS) ->
             "total": pack.total,
         },
     }
+    if pack.pinned or pack.hidden:  # only where the user pinned or hid something: the usual answer is unchanged
+        out["pinned"] = [item_payload(i, relations_limit) for i in pack.pinned]
+        out["totals"]["pinned"] = len(pack.pinned)
+        out["totals"]["hidden"] = pack.hidden
     if pack.mode == "time":
         out["docs"] = [
             {"rel": r.doc.rel, "title": r.doc.title, "summary": r.doc.summary, "mtime_ms": r.doc.mtime_ms}

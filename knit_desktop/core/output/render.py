@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from ..index.pins import Pins
 from ..rank.context_pack import ContextPack, PackItem
+from ..rank.pinning import pinned_ranked
 from ..rank.ranking import Ranking
 from ..text.timefmt import relative_time_en
 from ..text.tokens import truncate
 
 ITEM_SUMMARY_CHARS = 90
 TIER_HEADINGS = {
+    "pinned": "Pinned by the user (read these first, whatever the topic):",
     "primary": "Primary (read these first):",
     "supporting": "Supporting (evidence, implementation, next step):",
     "related": "Related (background — do not start here):",
@@ -24,22 +27,25 @@ def topic_line(ranking: Ranking) -> str:
     return "Sorted by modified time"
 
 
-def render_rank(ranking: Ranking, now_ms: int, limit: int | None = None) -> str:
+def render_rank(ranking: Ranking, now_ms: int, limit: int | None = None, pins: Pins | None = None) -> str:
+    """The rank list as text; with `pins`, hidden documents left out and the pinned ones first (marked 📌)."""
     lines = [topic_line(ranking)]
     if ranking.topic:
         lines.append(f"Topic: {ranking.topic}")
-    ranked = ranking.ranked if limit is None else ranking.ranked[:limit]
+    ranked, pinned_rels, hidden = pinned_ranked(ranking, pins, limit)
+    pinned = set(pinned_rels)
     if not ranked:
         lines.append("No documents in this workspace yet." if ranking.kind != "media" else "No images or videos yet.")
         return "\n".join(lines)
     width = len(str(len(ranked)))
     for i, r in enumerate(ranked, start=1):
         when = relative_time_en(r.doc.mtime_ms, now_ms)
-        lines.append(f"{i:>{width}}. {r.doc.rel} — {r.doc.title}  ({when})")
+        mark = "📌 " if r.doc.rel in pinned else ""
+        lines.append(f"{i:>{width}}. {mark}{r.doc.rel} — {r.doc.title}  ({when})")
         if r.matched:
             lines.append(f"{'':>{width}}  matched: {', '.join(r.matched[:4])}")
     shown = len(ranked)
-    lines.append(f"{shown} of {ranking.total} shown")
+    lines.append(f"{shown} of {ranking.total - hidden} shown" + (f" ({hidden} hidden by you)" if hidden else ""))
     return "\n".join(lines)
 
 
@@ -60,6 +66,8 @@ def reason_text(item: PackItem) -> str:
         return "referenced by a primary document"
     if code == "linkSource":
         return "references a primary document"
+    if code == "pinned":
+        return "pinned by the user"
     return "related in the current workspace"
 
 
@@ -72,13 +80,25 @@ def _relations_text(item: PackItem, limit: int = 2) -> str:
 
 
 def render_context(pack: ContextPack) -> str:
+    text = _render_context(pack)
+    if pack.hidden:
+        text += f"\n\n({pack.hidden} document(s) hidden by the user are left out.)"
+    return text
+
+
+def _render_context(pack: ContextPack) -> str:
     if pack.mode == "time":
-        if not pack.recent:
+        if not pack.recent and not pack.pinned:
             return "No documents found in the workspace."
-        lines = [
+        lines = []
+        if pack.pinned:
+            lines += [TIER_HEADINGS["pinned"]]
+            lines += [f"- {item.record.doc.rel} — {item.record.doc.title}" for item in pack.pinned]
+            lines.append("")
+        lines.append(
             f"Not enough conversation to rank by relevance — showing the {len(pack.recent)} most recently "
             f"modified of {pack.total} documents:"
-        ]
+        )
         lines += [f"{i}. {r.doc.rel} — {r.doc.title}" for i, r in enumerate(pack.recent, start=1)]
         return "\n".join(lines)
     if not pack.items():

@@ -24,6 +24,7 @@ REASON_ORDER = {
     "linkTarget": 4,
     "linkSource": 5,
     "related": 6,
+    "pinned": 7,
 }
 
 
@@ -60,12 +61,15 @@ class ContextPack:
     supporting: list[PackItem] = field(default_factory=list)
     related: list[PackItem] = field(default_factory=list)
     recent: list[RankedDoc] = field(default_factory=list)  # time mode only
+    pinned: list[PackItem] = field(default_factory=list)  # the user's pins, above primary (rank.pinning)
+    hidden: int = 0  # how many documents the user's hides took out of this pack
 
     def tiers(self) -> list[tuple[str, list[PackItem]]]:
-        return [("primary", self.primary), ("supporting", self.supporting), ("related", self.related)]
+        return [("pinned", self.pinned), ("primary", self.primary), ("supporting", self.supporting),
+                ("related", self.related)]
 
     def items(self) -> list[PackItem]:
-        return self.primary + self.supporting + self.related
+        return self.pinned + self.primary + self.supporting + self.related
 
 
 def explain(record: RankedDoc, link: str | None = None) -> Reason:
