@@ -25,6 +25,10 @@ from .parser import EXIT_OK
 
 
 def cmd_rank(args: argparse.Namespace) -> int:
+    if args.scope != "workspace":
+        from .library import cmd_rank_scoped
+
+        return cmd_rank_scoped(args)
     request = rank_input(args)
     workspace = open_workspace(args)
     now = now_ms(args)
@@ -38,6 +42,10 @@ def cmd_rank(args: argparse.Namespace) -> int:
 
 
 def cmd_context(args: argparse.Namespace) -> int:
+    if args.scope != "workspace":
+        from .library import cmd_context_scoped
+
+        return cmd_context_scoped(args)
     request = rank_input(args)
     workspace = open_workspace(args)
     pack = workspace.context(request, now_ms=now_ms(args), recent_limit=args.limit)

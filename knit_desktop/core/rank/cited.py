@@ -1,0 +1,118 @@
+"""Passages that can be cited: a document's passages with their heading path and line range (or page), ranked
+across many documents with the engine's passage BM25 (passages.score_texts) and the query's keywords.
+
+The documents come from the document ranking (BM25F over title, summary and body); only the best of them are cut
+into passages, so a query costs the passages of a few dozen documents, not of the whole library.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Hashable
+from dataclasses import dataclass
+
+from ..index.documents import Document
+from .keywords import Keyword
+from .passages import HEADING_KINDS, Lines, chunk_document, locate, score_texts
+
+# How much a document's own rank (0-1 of the best document of its source) lifts its passages: a passage of the
+# best document outranks an equally scored passage of the twentieth.
+DOC_PRIOR = 0.25
+_HEADING_LINE = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$")
+
+
+@dataclass(frozen=True)
+class CitedPassage:
+    owner: Hashable  # whose document (a library folder, the workspace): the caller's key
+    doc: Document
+    start_offset: int
+    end_offset: int
+    heading: tuple[str, ...]  # the headings above the passage, outermost first
+    start_line: int
+    end_line: int
+    page: int | None
+    score: float
+    terms: tuple[str, ...]
+
+    @property
+    def text(self) -> str:
+        """The passage verbatim: the document's text at the cited lines (or on the cited page)."""
+        return self.doc.body[self.start_offset : self.end_offset]
+
+    def location(self) -> str:
+        if self.page is not None:
+            return f"page {self.page}, lines {self.start_line}–{self.end_line}"
+        return f"lines {self.start_line}–{self.end_line}"
+
+
+def headings(doc: Document) -> list[tuple[int, int, str]]:
+    """(offset, level, text) of every heading line outside code fences, for the kinds cut at headings."""
+    if doc.kind not in HEADING_KINDS:
+        return []
+    out: list[tuple[int, int, str]] = []
+    in_fence = False
+    pos = 0
+    body = doc.body
+    for line in body.splitlines(keepends=True):
+        stripped = line.strip()
+        if stripped.startswith(("```", "~~~")):
+            in_fence = not in_fence
+        elif not in_fence and stripped.startswith("#"):
+            found = _HEADING_LINE.match(line.rstrip("\r\n"))
+            if found and found.group(2):
+                out.append((pos, len(found.group(1)), found.group(2)))
+        pos += len(line)
+    return out
+
+
+def heading_path(marks: list[tuple[int, int, str]], offset: int) -> tuple[str, ...]:
+    """The headings in force at `offset` (a passage starting on a heading line is under that heading)."""
+    stack: list[tuple[int, str]] = []
+    for at, level, text in marks:
+        if at > offset:
+            break
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        stack.append((level, text))
+    return tuple(text for _, text in stack)
+
+
+def cite_document(owner: Hashable, doc: Document) -> list[CitedPassage]:
+    """Every passage of one document with its citation (score 0)."""
+    return _cite(owner, doc, chunk_document(doc, limit=None), None)
+
+
+def _cite(owner: Hashable, doc: Document, spans: list[tuple[int, int]], scored) -> list[CitedPassage]:
+    lines = Lines(doc.body)
+    marks = headings(doc)
+    out = []
+    for i, (s, e) in enumerate(spans):
+        first, last, page = locate(doc, lines, s, e)
+        score, terms = scored[i] if scored is not None else (0.0, ())
+        out.append(CitedPassage(owner, doc, s, e, heading_path(marks, s), first, last, page, score, tuple(terms)))
+    return out
+
+
+def rank_cited(candidates: list[tuple[Hashable, Document, float]], keywords: list[Keyword]) -> list[CitedPassage]:
+    """Every passage of the candidate documents that contains a keyword, best first. `candidates`: (owner,
+    document, prior 0-1 from the document ranking). IDF is taken over all candidate passages, so passages of
+    different documents (and different folders) are scored on one scale."""
+    spans: list[tuple[int, Document, float, list[tuple[int, int]]]] = []
+    texts: list[str] = []
+    for i, (_, doc, prior) in enumerate(candidates):
+        chunks = chunk_document(doc, limit=None)
+        spans.append((i, doc, prior, chunks))
+        texts.extend(doc.body[s:e] for s, e in chunks)
+    scores, terms = score_texts(texts, keywords)
+    out: list[CitedPassage] = []
+    at = 0
+    for i, doc, prior, chunks in spans:
+        hits = [(j, k) for j, k in enumerate(range(at, at + len(chunks))) if scores[k] > 0]
+        if hits:
+            chosen = [chunks[j] for j, _ in hits]
+            scored = [(scores[k] * (1 - DOC_PRIOR + DOC_PRIOR * prior), terms[k]) for _, k in hits]
+            out.extend(_cite(candidates[i][0], doc, chosen, scored))
+        at += len(chunks)
+    order = {id(c[1]): n for n, c in enumerate(candidates)}
+    out.sort(key=lambda p: (-p.score, order[id(p.doc)], p.start_offset))
+    return out
