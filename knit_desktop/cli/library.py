@@ -48,7 +48,8 @@ def cmd_library(args: argparse.Namespace) -> int:
         if args.json:
             print_json([{"source": label, "root": folder, "exists": os.path.isdir(folder)}
                         for label, folder in zip(labels_for(folders), folders)])
-        elif not folders:
+            return EXIT_OK
+        if not folders:
             say("No library folders yet: `knit-desktop library add DIR` adds one.")
         for label, folder in zip(labels_for(folders), folders):
             say(f"{label}\t{folder}" + ("" if os.path.isdir(folder) else "\t(missing)"))
@@ -62,17 +63,19 @@ def cmd_library(args: argparse.Namespace) -> int:
             folder, folders = remove_folder(args.folder)
     except LibraryError as exc:
         raise UsageError(str(exc)) from None
+    counts = None
     if args.action == "add" and not args.no_index:
         bar = ProgressBar()
         workspace = Workspace.open_persistent(folder, bar)
         bar.finish()
         counts = workspace.status_counts()
         workspace.close()
+    if args.json:
+        print_json({"action": args.action, "folder": folder, "folders": folders, **({"counts": counts} if counts else {})})
+    elif counts is not None:
         say(f"added {folder}: {counts['indexed']} indexed, {counts['skipped']} skipped, {counts['failed']} failed")
     else:
         say(f"{'added' if args.action == 'add' else 'removed'} {folder}")
-    if args.json:
-        print_json({"action": args.action, "folder": folder, "folders": folders})
     return EXIT_OK
 
 

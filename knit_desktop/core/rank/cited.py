@@ -77,6 +77,21 @@ def heading_path(marks: list[tuple[int, int, str]], offset: int) -> tuple[str, .
     return tuple(text for _, text in stack)
 
 
+def _first_content(body: str, start: int, end: int) -> int:
+    """Where the passage's first line that is neither blank nor a heading starts (its heading path is the one in
+    force there: a passage opening with `# Manual` and `## Pumps` is about pumps); `start` if it has none."""
+    pos = start
+    while pos < end:
+        nl = body.find("\n", pos, end)
+        line = body[pos : nl if nl >= 0 else end].strip()
+        if line and not _HEADING_LINE.match(line):
+            return pos
+        if nl < 0:
+            break
+        pos = nl + 1
+    return start
+
+
 def cite_document(owner: Hashable, doc: Document) -> list[CitedPassage]:
     """Every passage of one document with its citation (score 0)."""
     return _cite(owner, doc, chunk_document(doc, limit=None), None)
@@ -89,7 +104,8 @@ def _cite(owner: Hashable, doc: Document, spans: list[tuple[int, int]], scored) 
     for i, (s, e) in enumerate(spans):
         first, last, page = locate(doc, lines, s, e)
         score, terms = scored[i] if scored is not None else (0.0, ())
-        out.append(CitedPassage(owner, doc, s, e, heading_path(marks, s), first, last, page, score, tuple(terms)))
+        trail = heading_path(marks, _first_content(doc.body, s, e)) if marks else ()
+        out.append(CitedPassage(owner, doc, s, e, trail, first, last, page, score, tuple(terms)))
     return out
 
 

@@ -16,8 +16,8 @@ PASSAGE_CHARS = 1200
 MIN_PASSAGE_CHARS = 300
 HARD_SPLIT_OVERLAP = 120  # a line longer than a passage is cut at sentence ends, the pieces overlapping this much
 MAX_PASSAGES_PER_FILE = 200
-# Kinds whose text has `#` heading lines (HTML and DOCX are extracted into that shape): passages are cut there.
-HEADING_KINDS = frozenset({"md", "html", "docx"})
+# Kinds whose text has `#` heading lines (HTML, DOCX and FB2 are extracted into that shape): passages are cut there.
+HEADING_KINDS = frozenset({"md", "html", "docx", "fb2"})
 PASSAGES_PER_DOC = 2
 SNIPPET_CHARS = 200
 SNIPPET_LEAD = 40

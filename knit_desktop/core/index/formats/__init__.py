@@ -1,7 +1,7 @@
 """Extraction of the document formats beyond Markdown, text and PDF.
 
-HTML and DOCX become Markdown-shaped text (headings as `#` lines), so passages are cut at their headings exactly as
-Markdown's are; EPUB, XPS, FB2, MOBI and CBZ are laid out by PyMuPDF into pages, so passages cite a page as a PDF's
+HTML, DOCX and FB2 become Markdown-shaped text (headings as `#` lines), so passages are cut at their headings exactly
+as Markdown's are; EPUB, XPS, MOBI and CBZ are laid out by PyMuPDF into pages, so passages cite a page as a PDF's
 do. Every extractor is bounded (bytes read, bytes inflated, characters kept) and says why it refuses a file.
 """
 
@@ -13,12 +13,11 @@ from ..documents import Document
 PAGED_FORMATS = {
     "epub": ("epub", "EPUB"),
     "xps": ("xps", "XPS"),
-    "fb2": ("fb2", "FB2"),
     "mobi": ("mobi", "MOBI"),
     "cbz": ("cbz", "CBZ"),
 }
 # Formats turned into Markdown-shaped text with `#` headings.
-STRUCTURED_FORMATS = ("html", "docx")
+STRUCTURED_FORMATS = ("html", "docx", "fb2")
 
 
 def extract_formatted(data: bytes | bytearray, rel: str, kind: str, mtime_ms: int, size: int, cut: bool) -> Document:
@@ -32,6 +31,10 @@ def extract_formatted(data: bytes | bytearray, rel: str, kind: str, mtime_ms: in
         from .docx import extract_docx
 
         return extract_docx(data, rel, mtime_ms, size, cut)
+    if kind == "fb2":
+        from .fb2 import extract_fb2
+
+        return extract_fb2(data, rel, mtime_ms, size, cut)
     from ..pdf import extract_paged  # PyMuPDF is loaded only when such a file is met
 
     filetype, label = PAGED_FORMATS[kind]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import codecs
 import re
+import time
 from html.parser import HTMLParser
 
 from ...text.tokens import collapse_whitespace, truncate
@@ -27,6 +28,8 @@ _BLOCKS = frozenset({
 })
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
 _VOID = frozenset({"br", "hr", "img", "input", "meta", "link", "area", "base", "col", "embed", "source", "track", "wbr"})
+FEED_CHARS = 256 * 1024
+PARSE_BUDGET_S = 5.0  # a backstop: markup that still parses slowly is indexed as far as this got
 _CHARSET = re.compile(rb"""<meta[^>]{0,200}?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]{1,40})""", re.IGNORECASE)
 
 
@@ -63,7 +66,9 @@ class _TextCollector(HTMLParser):
             return
         if self.used + len(line) + 1 > self.limit:
             self.full = True
-            return
+            line = line[: max(0, self.limit - self.used - 1)]
+            if not line:
+                return
         self.lines.append(line)
         self.used += len(line) + 1
 
@@ -138,6 +143,20 @@ class _TextCollector(HTMLParser):
                 self._line.append(data)
 
 
+def _defuse(markup: str) -> str:
+    """Markup the standard parser reads in linear time. It rescans to the end of the input for every `<` that opens
+    something never closed (a flood of `<!--` or `</a` takes minutes), so: an unclosed comment ends the text (in
+    HTML everything after it is comment anyway), and a `<` after the last `>` is text."""
+    opened = markup.find("<!--", markup.rfind("-->") + 1 if "-->" in markup else 0)
+    if opened >= 0:
+        markup = markup[:opened]
+    last = markup.rfind(">")
+    tail = markup[last + 1 :]
+    if "<" in tail:
+        markup = markup[: last + 1] + tail.replace("<", "&lt;")
+    return markup
+
+
 def _decode_html(data: bytes, cut: bool) -> tuple[str, str]:
     """The markup as text and the encoding named when it is not UTF-8: a byte order mark, else the charset a
     `<meta>` declares, else the same guesses as for text files."""
@@ -162,7 +181,16 @@ def extract_html(data: bytes | bytearray, rel: str, mtime_ms: int, size: int, cu
         data, cut = data[:HTML_READ_CAP], True
     markup, encoding = _decode_html(bytes(data), cut)
     collector = _TextCollector(BODY_CAP_BYTES)
-    collector.feed(markup)
+    markup = _defuse(markup)
+    deadline = time.monotonic() + PARSE_BUDGET_S
+    out_of_time = False
+    for start in range(0, len(markup), FEED_CHARS):
+        collector.feed(markup[start : start + FEED_CHARS])
+        if collector.full:
+            break
+        if time.monotonic() > deadline:
+            out_of_time = True
+            break
     collector.close()
     collector._flush()
     body = "\n".join(collector.lines).strip("\n")
@@ -177,6 +205,8 @@ def extract_html(data: bytes | bytearray, rel: str, mtime_ms: int, size: int, cu
     summary = next((line for line in collector.lines if line and not line.startswith(("#", "- ")) and "|" not in line
                     and line != title), "")
     notes = []
+    if out_of_time:
+        notes.append(f"indexed what {PARSE_BUDGET_S:.0f} s of parsing read (tangled markup)")
     if collector.full or cut:
         notes.append(TRUNCATED_NOTE if collector.full else "read the first 8 MB of a larger page")
     if encoding:
