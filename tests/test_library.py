@@ -319,3 +319,15 @@ def test_library_add_list_ask_stats_rank_scope_remove(tmp_path, make_workspace):
     assert run("library", "remove", "manuals").returncode == 0
     assert "No library folders" in run("library", "list").stdout
     assert run("library", "remove", "manuals").returncode == 2
+
+
+def test_the_preview_of_a_library_format_shows_the_text_its_passages_cite(tmp_path):
+    make_docx(tmp_path / "r.docx", [("h1", "Report"), ("p", "capybara numbers")])
+    make_epub(tmp_path / "b.epub", "Book", [("One", "capybara chapter")])
+    (tmp_path / "bad.docx").write_bytes(b"garbage")
+    ws = Workspace.open(str(tmp_path))
+    docx = ws.preview("r.docx")
+    assert docx.kind == "md" and docx.text == "# Report\n\ncapybara numbers\n" and not docx.problem
+    epub = ws.preview("b.epub")
+    assert epub.kind == "txt" and "capybara chapter" in epub.text
+    assert "not a readable DOCX" in ws.preview("bad.docx").problem
