@@ -15,9 +15,10 @@ from ..index.documents import Document
 from .keywords import Keyword
 from .passages import HEADING_KINDS, Lines, chunk_document, locate, score_texts
 
-# How much a document's own rank (0-1 of the best document of its source) lifts its passages: a passage of the
-# best document outranks an equally scored passage of the twentieth.
-DOC_PRIOR = 0.25
+# How much a document's own rank (0-1 of the best document of its source) weighs on its passages' scores: the
+# document ranking (BM25F over title, summary and body) is the stronger signal. On the labelled public questions
+# (tests/eval/passage_eval.py) recall@5 was 57/62 at 0.25, 58 at 0.5, 60 at 0.75 and still 60 at 0.9 and 1.0.
+DOC_PRIOR = 0.75
 _HEADING_LINE = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$")
 
 
