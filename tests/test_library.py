@@ -331,3 +331,23 @@ def test_the_preview_of_a_library_format_shows_the_text_its_passages_cite(tmp_pa
     epub = ws.preview("b.epub")
     assert epub.kind == "txt" and "capybara chapter" in epub.text
     assert "not a readable DOCX" in ws.preview("bad.docx").problem
+
+
+def test_the_latin_probe_is_in_every_text_whose_words_have_that_key():
+    """score_texts skips the tokenizer for passages without the probe: that must never drop a real match."""
+    from knit_desktop.core.rank.passages import latin_probe
+    from knit_desktop.core.text.tokens import LATIN_DOC_RUN, run_keys
+
+    root = Path(__file__).resolve().parents[1]
+    files = [*root.glob("tests/eval/corpus_public/**/*.*"), *root.glob("knit_desktop/**/*.py"), root / "README.md"]
+    checked = 0
+    for path in files:
+        for run in set(LATIN_DOC_RUN.findall(path.read_text(encoding="utf-8", errors="ignore"))):
+            for key, _ in run_keys(run):
+                checked += 1
+                assert latin_probe(key) in run.lower().replace("_", ""), (run, key)
+    extra = ["possibility", "using", "try", "Why", "agreed", "relational", "generalization", "happily", "mtimeMs"]
+    for word in extra:
+        for key, _ in run_keys(word):
+            assert latin_probe(key) in word.lower(), (word, key)
+    assert checked > 20_000
