@@ -434,6 +434,11 @@ def test_every_button_of_the_settings_dialog(qtbot, open_app, make_workspace, mo
     walk.click("Show usage (what the session read of the last pack)", lambda: assert_equal(settings.show_usage, True))
     settings.note_position = (40, 40)
     walk.click("ResetNotePosition", lambda: assert_equal(settings.note_position, None))
+    asked.clear()
+    walk.click("AddLibraryFolder", lambda: assert_equal((asked, settings.library_folders, dialog.library.folders.count()),
+                                                   (["Choose a library folder"], [str(other.resolve())], 1)))
+    dialog.library.folders.setCurrentRow(0)
+    walk.click("RemoveLibraryFolder", lambda: assert_equal((settings.library_folders, dialog.library.folders.count()), ([], 0)))
     walk.click("Close", lambda: assert_equal(dialog.isVisible(), False))
     walk.finish()
 

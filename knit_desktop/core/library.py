@@ -34,7 +34,13 @@ MAX_TOP_K = 50
 
 
 class LibraryError(Exception):
-    """A folder that cannot be added or removed; the message says why."""
+    """A folder that cannot be added or removed; the message says why, `code` which rule refused it (the window words
+    it in the user's language): "not_a_folder", "unsafe", "already", "unknown"."""
+
+    def __init__(self, message: str, code: str = "", path: str = "") -> None:
+        super().__init__(message)
+        self.code = code
+        self.path = path
 
 
 def labels_for(roots: Sequence[str]) -> list[str]:
@@ -69,20 +75,31 @@ def library_folders(settings: SharedSettings | None = None) -> list[str]:
     return list(settings.library)
 
 
-def add_folder(folder: str, allow_large: bool = False, settings_file: Path | None = None) -> tuple[str, list[str]]:
-    """Remember one more library folder (its real path); returns it and the new list. Refused: a folder that does not
-    exist, a file, a system folder (see check_workspace), one already in the list."""
+def check_new_folder(folder: str, known: Sequence[str], allow_large: bool = False) -> str:
+    """The real path of a folder that may join the library, else LibraryError saying why: it does not exist, it is
+    a file, a system folder (check_workspace's rule), or it is in the list already."""
     path = os.path.abspath(os.path.expanduser(folder))
     if not os.path.isdir(path):
-        raise LibraryError(f"not a folder: {folder}")
+        raise LibraryError(f"not a folder: {folder}", "not_a_folder", path)
     try:
         check_workspace(path, allow_large)
     except UnsafeWorkspace as exc:
-        raise LibraryError(str(exc)) from None
+        raise LibraryError(str(exc), "unsafe", path) from None
     real = os.path.realpath(path)
+    if real in (os.path.realpath(f) for f in known):
+        raise LibraryError(f"already in the library: {real}", "already", real)
+    return real
+
+
+def folder_problem(folder: str) -> str:
+    """Why a remembered folder cannot answer now ('' when it can be read)."""
+    return "" if os.path.isdir(folder) else "the folder does not exist (unplugged drive?)"
+
+
+def add_folder(folder: str, allow_large: bool = False, settings_file: Path | None = None) -> tuple[str, list[str]]:
+    """Remember one more library folder (its real path); returns it and the new list (see check_new_folder)."""
     folders = list(SharedSettings.load(settings_file).library) if settings_file else library_folders()
-    if real in (os.path.realpath(f) for f in folders):
-        raise LibraryError(f"already in the library: {real}")
+    real = check_new_folder(folder, folders, allow_large)
     folders.append(real)
     write_library_folders(folders, settings_file)
     return real, folders
@@ -98,7 +115,7 @@ def remove_folder(folder: str, settings_file: Path | None = None) -> tuple[str, 
             del folders[i]
             write_library_folders(folders, settings_file)
             return known, folders
-    raise LibraryError(f"not in the library: {folder}")
+    raise LibraryError(f"not in the library: {folder}", "unknown", folder)
 
 
 @dataclass

@@ -157,6 +157,33 @@ class Settings(QObject):
     # --- memory and its sticky notes -----------------------------------------------------------------
 
     @property
+    def library_folders(self) -> list[str]:
+        """The library folders: a QSettings array, read by the command line and the MCP server too
+        (core.config.SharedSettings.library)."""
+        size = self._qs.beginReadArray("library/folders")
+        folders = []
+        for i in range(size):
+            self._qs.setArrayIndex(i)
+            value = self._qs.value("path", "")
+            if isinstance(value, str) and value.strip():
+                folders.append(value.strip())
+        self._qs.endArray()
+        return folders
+
+    @library_folders.setter
+    def library_folders(self, folders: list[str]) -> None:
+        if folders == self.library_folders:
+            return
+        self._qs.remove("library/folders")
+        self._qs.beginWriteArray("library/folders", len(folders))
+        for i, folder in enumerate(folders):
+            self._qs.setArrayIndex(i)
+            self._qs.setValue("path", folder)
+        self._qs.endArray()
+        self._qs.sync()
+        self.changed.emit("library/folders")
+
+    @property
     def memory_dir(self) -> str:
         """The memory directory, or '' for <DSH home>/memory."""
         return self.config.get(options.MEMORY_DIR)

@@ -309,6 +309,51 @@
     </message>
 </context>
 <context>
+    <name>LibraryFolders</name>
+    <message>
+        <source>(missing)</source>
+        <translation>（不存在）</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n folder(s) answer beside the workspace (knit_ask, knit_search, `knit-desktop ask`).</source>
+        <translation>
+            <numerusform>%n 个文件夹与工作区一起作答（knit_ask、knit_search、`knit-desktop ask`）。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>No library folders yet: add the folders that hold your papers, manuals or specs.</source>
+        <translation>还没有资料库文件夹：添加存放论文、手册或规格文档的文件夹。</translation>
+    </message>
+    <message>
+        <source>Not added: %1 is not a folder.</source>
+        <translation>未添加：%1 不是文件夹。</translation>
+    </message>
+    <message>
+        <source>Not added: %1 is in the library already.</source>
+        <translation>未添加：%1 已在资料库中。</translation>
+    </message>
+    <message>
+        <source>Not added: %1 is the root of the file system, your home folder or a system folder.</source>
+        <translation>未添加：%1 是文件系统根目录、你的主目录或系统文件夹。</translation>
+    </message>
+    <message>
+        <source>Not added: %1</source>
+        <translation>未添加：%1</translation>
+    </message>
+    <message>
+        <source>Choose a library folder</source>
+        <translation>选择资料库文件夹</translation>
+    </message>
+    <message>
+        <source>Add folder…</source>
+        <translation>添加文件夹…</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
         <source>Scanning the workspace…</source>
@@ -679,6 +724,10 @@ Preferences / Projects / Environment</translation>
     <message>
         <source>Memory folder</source>
         <translation>记忆库目录</translation>
+    </message>
+    <message>
+        <source>Library</source>
+        <translation>资料库</translation>
     </message>
     <message>
         <source>Default: &lt;DSH home&gt;/memory</source>
