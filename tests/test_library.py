@@ -351,3 +351,12 @@ def test_the_latin_probe_is_in_every_text_whose_words_have_that_key():
         for key, _ in run_keys(word):
             assert latin_probe(key) in word.lower(), (word, key)
     assert checked > 20_000
+
+
+def test_a_citation_names_the_path_heading_and_lines_or_page():
+    from knit_desktop.core.rank.cited import citation_text
+
+    assert citation_text("/p/a.md") == "/p/a.md"
+    assert citation_text("/p/a.md", {"start_line": 3, "end_line": 9}, ["Guide", "Care"]) == \
+        "/p/a.md — Guide › Care — lines 3–9"
+    assert citation_text("/p/r.pdf", {"start_line": 1, "end_line": 4, "page": 2}) == "/p/r.pdf — page 2, lines 1–4"

@@ -13,6 +13,7 @@ from PySide6.QtCore import QByteArray, QEvent, QSize, Qt, QUrl, Signal
 from PySide6.QtGui import (
     QColor,
     QDesktopServices,
+    QGuiApplication,
     QImage,
     QKeySequence,
     QPainter,
@@ -41,6 +42,7 @@ from PySide6.QtWidgets import (
 
 from ..core.index.boundary import OutsideWorkspace, inside, read_inside, resolve_inside
 from ..core.index.preview_content import PreviewData
+from ..core.rank.cited import citation_text
 from ..core.rank.passages import Passage
 from ..services import multimedia
 from .media_preview import ImageView, VideoPlayer, video_unavailable_text
@@ -144,6 +146,8 @@ class PreviewPane(QFrame):
         self.path_button.clicked.connect(self.reveal)
         self.open_button = QToolButton(objectName="OpenLocally")
         self.open_button.clicked.connect(self.open_locally)
+        self.copy_button = QToolButton(objectName="CopyCitation")
+        self.copy_button.clicked.connect(self.copy_citation)
         self.full_button = QToolButton(objectName="Fullscreen")
         self.full_button.clicked.connect(lambda: self.set_fullscreen(not self._fullscreen))
         self.close_button = QToolButton(objectName="ClosePreview")
@@ -153,6 +157,7 @@ class PreviewPane(QFrame):
         bar.setContentsMargins(6, 4, 6, 4)
         bar.addWidget(self.path_button, 1)
         bar.addWidget(self.open_button)
+        bar.addWidget(self.copy_button)
         bar.addWidget(self.full_button)
         bar.addWidget(self.close_button)
 
@@ -227,6 +232,7 @@ class PreviewPane(QFrame):
         if self.video_player is not None:
             self.video_player.stop()
         media = kind in ("image", "video")
+        self.copy_button.setVisible(not media)
         self.links_button.setVisible(not media)
         self.links_list.setVisible(not media and self.links_button.isChecked())
         if media:
@@ -480,7 +486,17 @@ class PreviewPane(QFrame):
             self.retranslate()
         super().changeEvent(event)
 
+    def copy_citation(self) -> None:
+        """The document's path and its matched passage's lines (and page) on the clipboard, for pasting into a
+        conversation or a note."""
+        first = self.passages[0] if self.passages else None
+        match = None if first is None else {"start_line": first.start_line, "end_line": first.end_line,
+                                             "page": first.page}
+        QGuiApplication.clipboard().setText(citation_text(os.path.join(self.root, self.rel), match))
+
     def retranslate(self) -> None:
+        self.copy_button.setText(self.tr("Copy citation"))
+        self.copy_button.setToolTip(self.tr("Copy the path and the matched lines (or page) to the clipboard"))
         self.open_button.setText(self.tr("Open locally"))
         self.open_button.setToolTip(self.tr("Open this document in your default app"))
         self.full_button.setText(self.tr("Exit fullscreen") if self._fullscreen else self.tr("Fullscreen"))

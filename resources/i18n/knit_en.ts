@@ -533,6 +533,14 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Copy citation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy the path and the matched lines (or page) to the clipboard</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Open locally</source>
         <translation type="unfinished"></translation>
     </message>

@@ -528,6 +528,14 @@ Preferences / Projects / Environment</translation>
         <translation>没有被引用 · 没有引用别的文档</translation>
     </message>
     <message>
+        <source>Copy citation</source>
+        <translation>复制引用</translation>
+    </message>
+    <message>
+        <source>Copy the path and the matched lines (or page) to the clipboard</source>
+        <translation>把路径和匹配的行号（或页码）复制到剪贴板</translation>
+    </message>
+    <message>
         <source>Open locally</source>
         <translation>在本地打开</translation>
     </message>

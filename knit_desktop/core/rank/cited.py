@@ -47,6 +47,18 @@ class CitedPassage:
         return f"lines {self.start_line}–{self.end_line}"
 
 
+def citation_text(path: str, match: dict | None = None, heading: tuple[str, ...] | list[str] = ()) -> str:
+    """A citation a person pastes: `path — Heading › Sub — lines 12–30` (`page 3, lines 1–9` for paged documents);
+    the path alone when there is no matched passage."""
+    parts = [path]
+    if heading:
+        parts.append(" › ".join(heading))
+    if match:
+        lines = f"lines {match['start_line']}–{match['end_line']}"
+        parts.append(f"page {match['page']}, {lines}" if match.get("page") else lines)
+    return " — ".join(parts)
+
+
 def headings(doc: Document) -> list[tuple[int, int, str]]:
     """(offset, level, text) of every heading line outside code fences, for the kinds cut at headings."""
     if doc.kind not in HEADING_KINDS:
