@@ -7,7 +7,6 @@ into passages, so a query costs the passages of a few dozen documents, not of th
 
 from __future__ import annotations
 
-import re
 from collections import OrderedDict
 from collections.abc import Hashable
 from dataclasses import dataclass
@@ -20,7 +19,6 @@ from .passages import HEADING_KINDS, Lines, chunk_document, locate, score_texts
 # document ranking (BM25F over title, summary and body) is the stronger signal. On the labelled public questions
 # (tests/eval/passage_eval.py) recall@5 was 57/62 at 0.25, 58 at 0.5, 60 at 0.75 and still 60 at 0.9 and 1.0.
 DOC_PRIOR = 0.75
-_HEADING_LINE = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$")
 
 
 @dataclass(frozen=True)
@@ -59,6 +57,21 @@ def citation_text(path: str, match: dict | None = None, heading: tuple[str, ...]
     return " — ".join(parts)
 
 
+def atx_heading(line: str) -> tuple[int, str] | None:
+    """(level, text) of an ATX heading line (`## Title`, optionally closed by `#`s), else None. String work, not a
+    regular expression: a pattern for the closing run backtracks quadratically on long runs of spaces."""
+    indent = len(line) - len(line.lstrip(" "))
+    rest = line[indent:]
+    level = len(rest) - len(rest.lstrip("#"))
+    if indent > 3 or not 1 <= level <= 6 or rest[level : level + 1] not in (" ", "\t"):
+        return None
+    content = rest[level:].strip(" \t")
+    unclosed = content.rstrip("#")
+    if unclosed != content and (not unclosed or unclosed[-1] in " \t"):
+        content = unclosed.rstrip(" \t")
+    return level, content
+
+
 def headings(doc: Document) -> list[tuple[int, int, str]]:
     """(offset, level, text) of every heading line outside code fences, for the kinds cut at headings."""
     if doc.kind not in HEADING_KINDS:
@@ -72,9 +85,9 @@ def headings(doc: Document) -> list[tuple[int, int, str]]:
         if stripped.startswith(("```", "~~~")):
             in_fence = not in_fence
         elif not in_fence and stripped.startswith("#"):
-            found = _HEADING_LINE.match(line.rstrip("\r\n"))
-            if found and found.group(2):
-                out.append((pos, len(found.group(1)), found.group(2)))
+            found = atx_heading(line.rstrip("\r\n"))
+            if found and found[1]:
+                out.append((pos, found[0], found[1]))
         pos += len(line)
     return out
 
@@ -98,7 +111,7 @@ def _first_content(body: str, start: int, end: int) -> int:
     while pos < end:
         nl = body.find("\n", pos, end)
         line = body[pos : nl if nl >= 0 else end].strip()
-        if line and not _HEADING_LINE.match(line):
+        if line and not atx_heading(line):
             return pos
         if nl < 0:
             break
