@@ -18,8 +18,7 @@ from pathlib import Path
 from .config import SharedSettings, write_library_folders
 from .index.boundary import UnsafeWorkspace, WorkspaceNotFound, check_workspace, os_path
 from .paths import index_db_path
-from .rank.cited import CitedPassage, rank_cited
-from .rank.passages import chunk_document
+from .rank.cited import CitedPassage, passage_count, rank_cited
 from .rank.ranking import rank
 from .workspace import RankInput, Workspace
 
@@ -264,7 +263,9 @@ class Library:
             counts = ws.status_counts()
             row["documents"] = counts["indexed"]
             docs = [d for _, d in ws.index.documents() if not d.is_media]
-            row["passages"] = sum(len(chunk_document(d, limit=None)) for d in docs) if count_passages else None
+            # Exact: every document cut as a query cuts it (about 0.5 ms a document the first time, then from
+            # the span cache that queries share).
+            row["passages"] = sum(passage_count(d) for d in docs) if count_passages else None
             row["indexed"], row["skipped"], row["failed"] = counts["indexed"], counts["skipped"], counts["failed"]
             row["problems"] = [{"rel": s.rel, "state": s.state, "reason": s.reason} for s in ws.problems()[:50]]
             db = index_db_path(ws.root)
