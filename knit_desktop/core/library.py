@@ -196,7 +196,7 @@ class Library:
             if used + cost > max_chars:
                 if entries:
                     break
-                room = max_chars - len(header) - 3
+                room = max(0, max_chars - len(header) - 3)
                 cut = entry["text"].rfind("\n", 0, room)
                 entry["text"] = entry["text"][: cut if cut > 0 else room]
                 entry["end_line"] = entry["start_line"] + entry["text"].count("\n")
