@@ -220,6 +220,9 @@ _CITED = {
     "source": _STR, "scope": _LIBRARY_SCOPE, "path": _STR, "rel": _STR, "title": _STR,
     "kind": {"type": "string", "enum": list(DOC_KINDS)}, "heading": _STRS, "start_line": _INT, "end_line": _INT,
     "page": _INT, "text": _STR,
+    "lines_in": {"type": "string", "enum": ["file", "page", "extracted text"],
+                 "description": "What start_line/end_line count: the file's lines, the page's, or the lines of the "
+                 "text extracted from HTML, DOCX or FB2."},
 }
 _CITED_REQUIRED = ["source", "scope", "path", "rel", "title", "kind", "heading", "start_line", "end_line", "text"]
 CITED_SCHEMA = _closed({**_CITED, "cut": {"type": "boolean"}}, _CITED_REQUIRED)

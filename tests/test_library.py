@@ -273,6 +273,7 @@ def test_ask_keeps_the_budget_quotes_verbatim_and_says_how_many_more(tmp_path):
         lines = Path(entry["path"]).read_text(encoding="utf-8").split("\n")
         assert entry["text"] == "\n".join(lines[entry["start_line"] - 1 : entry["end_line"]])
         assert entry["heading"] == [entry["title"], "Pumps"] and entry["source"] == "manuals"
+        assert entry["lines_in"] == "file"
     tiny = library.ask("pump pressure valve", max_chars=200)
     assert len(tiny["passages"]) == 1 and tiny["passages"][0]["cut"] and tiny["used_chars"] <= 200
     assert library.ask("zebra")["passages"] == []
@@ -360,3 +361,13 @@ def test_a_citation_names_the_path_heading_and_lines_or_page():
     assert citation_text("/p/a.md", {"start_line": 3, "end_line": 9}, ["Guide", "Care"]) == \
         "/p/a.md — Guide › Care — lines 3–9"
     assert citation_text("/p/r.pdf", {"start_line": 1, "end_line": 4, "page": 2}) == "/p/r.pdf — page 2, lines 1–4"
+
+
+def test_html_passages_say_their_lines_count_the_extracted_text(tmp_path):
+    lib = tmp_path / "web"
+    lib.mkdir()
+    make_html(lib / "g.html", "Guide", [("Soil", "Capybara soil is loamy.")])
+    library = Library.open([str(lib)])
+    entry = library.ask("capybara soil")["passages"][0]
+    assert entry["lines_in"] == "extracted text" and "of the extracted text" in render_ask(library.ask("capybara"))
+    library.close()

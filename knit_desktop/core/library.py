@@ -242,6 +242,10 @@ class Library:
         }
         if passage.page is not None:
             entry["page"] = passage.page
+        # What the line numbers count: the file's lines (Markdown, text), the page's (paged formats), or the lines
+        # of the text Knit extracted (HTML, DOCX, FB2: the file itself is markup; the preview shows that text).
+        entry["lines_in"] = ("page" if passage.page is not None else
+                             "file" if passage.doc.kind in ("md", "txt") else "extracted text")
         entry["text"] = passage.text
         return entry
 
@@ -284,6 +288,8 @@ def citation_line(number: int, entry: dict) -> str:
     """`[1] papers: survey/rivers.md — Habitat › Water — lines 12–30` (page first for paged documents)."""
     where = (f"page {entry['page']}, lines {entry['start_line']}–{entry['end_line']}" if "page" in entry
              else f"lines {entry['start_line']}–{entry['end_line']}")
+    if entry.get("lines_in") == "extracted text":
+        where += " of the extracted text"
     heading = " › ".join(entry["heading"])
     parts = [f"[{number}] {entry['source']}: {entry['rel']}", heading, where]
     return " — ".join(p for p in parts if p)
