@@ -330,7 +330,7 @@ def test_the_preview_of_a_library_format_shows_the_text_its_passages_cite(tmp_pa
     docx = ws.preview("r.docx")
     assert docx.kind == "md" and docx.text == "# Report\n\ncapybara numbers\n" and not docx.problem
     epub = ws.preview("b.epub")
-    assert epub.kind == "txt" and "capybara chapter" in epub.text
+    assert epub.kind == "txt" and "capybara chapter" in epub.text and epub.page_line_starts == [0]
     assert "not a readable DOCX" in ws.preview("bad.docx").problem
 
 

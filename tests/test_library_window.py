@@ -60,3 +60,31 @@ def check_the_library_box(qtbot, tmp_path, monkeypatch, settings, language):
     (tmp_path / "manuals").rmdir()
     box.reload()
     assert box.folders.item(0).text().endswith(("(missing)", "（不存在）"))
+
+
+def test_an_epub_in_the_workspace_previews_on_its_matched_page(qtbot, tmp_path, settings):
+    """An EPUB ranks like any document; its preview is the extracted text, marked on the cited page's lines."""
+    from knit_desktop.core.dsh.conversation import Message
+    from knit_desktop.ui.app import KnitApp
+
+    from .library_fixtures import make_epub
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    make_epub(ws / "rivers.epub", "Book of rivers", [("Chapter one", "Herons wade in the shallows."),
+                                                     ("Chapter two", "Otters fish for trout at dawn.")])
+    (ws / "notes.md").write_text("# Notes\n\nNothing about rivers.\n", encoding="utf-8")
+    knit = KnitApp(workspace=str(ws), dsh_home=str(tmp_path / "no-dsh"), settings=settings, persistent=False,
+                   messages=[Message("user", "How do otters fish for trout at dawn?")])
+    try:
+        knit.window.resize(480, 820)
+        knit.window.show()
+        qtbot.waitUntil(lambda: knit.window.model.shown > 0, timeout=15_000)
+        knit.window.show_document("rivers.epub")
+        preview = knit.window.preview
+        qtbot.waitUntil(lambda: bool(preview.browser.extraSelections()), timeout=10_000)
+        assert preview.passages and preview.passages[0].page == 2
+        marked = [s.cursor.block().text() for s in preview.browser.extraSelections()]
+        assert any("Otters fish for trout" in text for text in marked), marked
+    finally:
+        knit.close()

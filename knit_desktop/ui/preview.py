@@ -326,6 +326,9 @@ class PreviewPane(QFrame):
             return
         passage = self.passages[0]
         start, end = passage.start_line, passage.end_line
+        page_lines = self.data.page_line_starts
+        if passage.page and 0 < passage.page <= len(page_lines):  # an EPUB's lines count within its page
+            start, end = start + page_lines[passage.page - 1], end + page_lines[passage.page - 1]
         document = self.browser.document()
         fmt = QTextCharFormat()
         color = QColor(self.palette().color(QPalette.ColorRole.Highlight))

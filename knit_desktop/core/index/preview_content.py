@@ -31,6 +31,9 @@ class PreviewData:
     links_in: list[tuple[str, int]] = field(default_factory=list)  # (source rel, line in the source)
     links_out: list[tuple[str, int]] = field(default_factory=list)  # (target rel, line in this document)
     problem: str = ""  # why the text could not be shown: PREVIEW_* code, or "unreadable:<the system's words>"
+    # Paged formats shown as text (EPUB, XPS, MOBI): the 0-based line where each page starts, since their passages
+    # cite lines within a page.
+    page_line_starts: list[int] = field(default_factory=list)
 
 
 def open_pdf(root: str | None, path: str) -> pymupdf.Document:
@@ -74,6 +77,7 @@ def load_preview(root: str, rel: str, kind: str, graph: LinkGraph | None) -> Pre
             doc = extract_document(path, rel, kind, 0, len(raw), data=raw)
             data.text, data.truncated = doc.body[:PREVIEW_BYTES], len(doc.body) > PREVIEW_BYTES
             data.kind = "md" if kind in ("html", "docx", "fb2") else "txt"
+            data.page_line_starts = [doc.body.count("\n", 0, start) for start in doc.page_starts]
     except (SkipFile, OutsideWorkspace) as exc:
         data.problem = f"{PREVIEW_UNREADABLE}:{exc}"
     except Exception as exc:  # noqa: BLE001 - PyMuPDF raises its own types for damage; shown in the pane
