@@ -75,7 +75,7 @@ class LibraryTools:
             else:
                 try:
                     check_workspace(root, self.docs.allow_large)
-                    ws = self.docs._workspace(root)
+                    ws = self.docs.workspace(root)
                     sources.append(Source(os.path.basename(ws.root) or ws.root, ws.root, ws, is_workspace=True))
                     notes.append(where_line(ws.root, resolved))
                 except UnsafeWorkspace as exc:
