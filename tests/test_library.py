@@ -371,3 +371,27 @@ def test_html_passages_say_their_lines_count_the_extracted_text(tmp_path):
     entry = library.ask("capybara soil")["passages"][0]
     assert entry["lines_in"] == "extracted text" and "of the extracted text" in render_ask(library.ask("capybara"))
     library.close()
+
+
+def test_the_agent_tools_read_the_library_and_say_what_they_could_not_use(tmp_path):
+    from knit_desktop.core.agent.knit_docs import ToolError
+    from knit_desktop.core.agent.tools import AgentTools
+
+    _, lib = _library(tmp_path)
+    add_folder(str(lib))
+    tools = AgentTools(dsh_home_dir=str(tmp_path / "no-dsh"), memory_dir=str(tmp_path / "memory"))
+    try:
+        answer = tools.call("knit_ask", {"query": "pump pressure", "max_chars": 1500})
+        assert answer.structured["passages"] and answer.structured["used_chars"] <= 1500
+        assert "answering from the library only" in answer.text and "[1] manuals:" in answer.text
+        search = tools.call("knit_search", {"query": "pump", "top_k": 2, "scope": "library"})
+        assert len(search.structured["results"]) == 2 and search.structured["total"] == 8
+        stats = tools.call("knit_stats", {"scope": "library"}).structured
+        assert stats["folders"][0]["documents"] == 8
+        for bad, why in (({"query": "pump", "scope": "web"}, "scope must be one of"), ({}, "non-empty string"),
+                         ({"query": "pump", "scope": "workspace"}, "no workspace")):
+            with pytest.raises(ToolError, match=why):
+                tools.call("knit_ask", bad)
+        assert tools.call("knit_ask", {"query": "pump", "top_k": "many", "max_chars": 10}).structured["max_chars"] == 200
+    finally:
+        tools.close()
