@@ -269,7 +269,7 @@ class Library:
             docs = [d for _, d in ws.index.documents() if not d.is_media]
             # Exact: every document cut as a query cuts it (about 0.5 ms a document the first time, then from
             # the span cache that queries share).
-            row["passages"] = sum(passage_count(d) for d in docs) if count_passages else None
+            row["passages"] = sum(_count_and_forget(d) for d in docs) if count_passages else None
             row["indexed"], row["skipped"], row["failed"] = counts["indexed"], counts["skipped"], counts["failed"]
             row["problems"] = [{"rel": s.rel, "state": s.state, "reason": s.reason} for s in ws.problems()[:50]]
             db = index_db_path(ws.root)
@@ -282,6 +282,16 @@ class Library:
                 row["problem"] = source.problem
             out.append(row)
         return out
+
+
+def _count_and_forget(doc) -> int:
+    """A document's passages, without keeping its body in memory afterwards when it was not loaded before (a stored
+    document reads its body on first use and keeps it: counting a 200 MB library would keep all of it)."""
+    loaded = "_body" in doc.__dict__
+    count = passage_count(doc)
+    if not loaded:
+        doc.__dict__.pop("_body", None)
+    return count
 
 
 def citation_line(number: int, entry: dict) -> str:
