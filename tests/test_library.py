@@ -16,7 +16,7 @@ import pytest
 from knit_desktop.core.agent import specs
 from knit_desktop.core.config import (
     SharedSettings,
-    escape_ini_value,
+    encode_ini_value,
     settings_path,
     unescape_ini_value,
     write_library_folders,
@@ -211,7 +211,9 @@ def test_the_folders_round_trip_through_qsettings(tmp_path):
         settings.setArrayIndex(i)
         read.append(settings.value("path"))
     settings.endArray()
-    assert read == odd and settings.value("ui/language") == "zh_CN" and settings.value("memory/dir") == "/m"
+    # (surrounding spaces are trimmed, as every path setting is)
+    assert read == [s.strip() for s in odd] and settings.value("ui/language") == "zh_CN"
+    assert settings.value("memory/dir") == "/m"
     assert SharedSettings.load(ini).library == tuple(s.strip() for s in odd)
     settings.beginWriteArray("library/folders", 2)
     for i, folder in enumerate(["/q1", "/q,2"]):
@@ -221,7 +223,7 @@ def test_the_folders_round_trip_through_qsettings(tmp_path):
     settings.sync()
     assert SharedSettings.load(ini).library == ("/q1", "/q,2")
     for value in odd:
-        assert unescape_ini_value(escape_ini_value(value)) == value
+        assert unescape_ini_value(encode_ini_value(value)) == value
 
 
 def test_add_refuses_what_a_workspace_refuses_and_remove_takes_a_name(tmp_path):

@@ -123,7 +123,11 @@ def rank_scoped(args: argparse.Namespace) -> dict:
     workspace = open_workspace(args) if args.scope == "all" else None
     library = open_library(args, args.scope, workspace)
     now = now_ms(args)
-    hits, rest, keywords, topics, total, mode = [], [], [], [], 0, "time"
+    hits: list[tuple[float, int, dict]] = []
+    rest: list[tuple[float, int, dict]] = []
+    keywords: list[str] = []
+    topics: list[str] = []
+    total, mode = 0, "time"
     for source in library.in_scope(args.scope):
         if source.workspace is None:
             continue
@@ -173,9 +177,9 @@ def cmd_context_scoped(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"scope": args.scope, "sources": packs})
         return EXIT_OK
-    for pack in packs:
-        say(f"== {pack['source']} ({pack['scope']}): {pack['topic']}")
+    for entry in packs:
+        say(f"== {entry['source']} ({entry['scope']}): {entry['topic']}")
         for tier in ("primary", "supporting", "related"):
-            for item in pack[tier]:
+            for item in entry[tier]:
                 say(f"  {tier:10} {item['title']} — {item['rel']}")
     return EXIT_OK

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from .config import SharedSettings, write_library_folders
 from .index.boundary import UnsafeWorkspace, WorkspaceNotFound, check_workspace, os_path
+from .index.documents import Document
 from .paths import index_db_path
 from .rank.cited import CitedPassage, passage_count, rank_cited
 from .rank.ranking import rank
@@ -214,7 +215,7 @@ class Library:
         passages, keywords = self.cited(query, scope, now_ms)
         seen: dict[tuple[str, str], dict] = {}
         for passage in passages:
-            key = (passage.owner.root, passage.doc.rel)
+            key = (_source(passage).root, passage.doc.rel)
             if key in seen:
                 seen[key]["passages_matched"] += 1
                 continue
@@ -222,13 +223,13 @@ class Library:
                 entry = self.passage_json(passage)
                 entry["passages_matched"] = 1
                 seen[key] = entry
-        documents_matched = len({(p.owner.root, p.doc.rel) for p in passages})
+        documents_matched = len({(_source(p).root, p.doc.rel) for p in passages})
         return {"query": query, "scope": scope, "keywords": keywords, "results": list(seen.values()),
                 "total": documents_matched, "sources": self.source_names(scope)}
 
     @staticmethod
     def passage_json(passage: CitedPassage) -> dict:
-        source: Source = passage.owner  # type: ignore[assignment]
+        source = _source(passage)
         entry: dict = {
             "source": source.label,
             "scope": source.scope,
@@ -284,7 +285,12 @@ class Library:
         return out
 
 
-def _count_and_forget(doc) -> int:
+def _source(passage: CitedPassage) -> Source:
+    assert isinstance(passage.owner, Source)
+    return passage.owner
+
+
+def _count_and_forget(doc: Document) -> int:
     """A document's passages, without keeping its body in memory afterwards when it was not loaded before (a stored
     document reads its body on first use and keeps it: counting a 200 MB library would keep all of it)."""
     loaded = "_body" in doc.__dict__

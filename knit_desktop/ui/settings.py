@@ -158,30 +158,14 @@ class Settings(QObject):
 
     @property
     def library_folders(self) -> list[str]:
-        """The library folders: a QSettings array, read by the command line and the MCP server too
-        (core.config.SharedSettings.library)."""
-        size = self._qs.beginReadArray("library/folders")
-        folders = []
-        for i in range(size):
-            self._qs.setArrayIndex(i)
-            value = self._qs.value("path", "")
-            if isinstance(value, str) and value.strip():
-                folders.append(value.strip())
-        self._qs.endArray()
-        return folders
+        """The library folders (core.config's QSettings array, read by the command line and the MCP server too)."""
+        return options.library_folders(self.config)
 
     @library_folders.setter
     def library_folders(self, folders: list[str]) -> None:
-        if folders == self.library_folders:
-            return
-        self._qs.remove("library/folders")
-        self._qs.beginWriteArray("library/folders", len(folders))
-        for i, folder in enumerate(folders):
-            self._qs.setArrayIndex(i)
-            self._qs.setValue("path", folder)
-        self._qs.endArray()
-        self._qs.sync()
-        self.changed.emit("library/folders")
+        if options.set_library_folders(self.config, folders):
+            self.flush()  # written at once, not debounced: the MCP server answers from it at its next call
+            self.changed.emit(options.LIBRARY_FOLDERS)
 
     @property
     def memory_dir(self) -> str:

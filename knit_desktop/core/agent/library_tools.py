@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable
 
 from ..config import SharedSettings
-from ..index.boundary import UnsafeWorkspace, check_workspace
+from ..index.boundary import UnsafeWorkspace, WorkspaceNotFound, check_workspace
 from ..library import Library, Source, render_ask
-from ..workspace import WorkspaceNotFound
 from .knit_docs import KnitDocs, ToolAnswer, ToolError, where_line
 from .specs import (
     ASK_DEFAULT_CHARS,
@@ -39,7 +39,7 @@ def _number(value: object, default: int, low: int, high: int) -> int:
 
 
 class LibraryTools:
-    def __init__(self, docs: KnitDocs, settings_loader=SharedSettings.load) -> None:
+    def __init__(self, docs: KnitDocs, settings_loader: Callable[[], SharedSettings] = SharedSettings.load) -> None:
         self.docs = docs
         self._load_settings = settings_loader
         self._library: Library | None = None

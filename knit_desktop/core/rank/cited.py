@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from array import array
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..index.documents import Document
@@ -24,7 +24,7 @@ DOC_PRIOR = 0.75
 
 @dataclass(frozen=True)
 class CitedPassage:
-    owner: Hashable  # whose document (a library folder, the workspace): the caller's key
+    owner: object  # whose document (a library folder, the workspace): the caller's
     doc: Document
     start_offset: int
     end_offset: int
@@ -152,12 +152,13 @@ def passage_count(doc: Document) -> int:
     return len(_cached_spans(doc)) // 2 if doc.content_hash else len(chunk_document(doc, limit=None))
 
 
-def cite_document(owner: Hashable, doc: Document) -> list[CitedPassage]:
+def cite_document(owner: object, doc: Document) -> list[CitedPassage]:
     """Every passage of one document with its citation (score 0)."""
     return _cite(owner, doc, chunk_document(doc, limit=None), None)
 
 
-def _cite(owner: Hashable, doc: Document, spans: list[tuple[int, int]], scored) -> list[CitedPassage]:
+def _cite(owner: object, doc: Document, spans: list[tuple[int, int]],
+          scored: list[tuple[float, list[str]]] | None) -> list[CitedPassage]:
     lines = Lines(doc.body)
     marks = headings(doc)
     out = []
@@ -169,7 +170,7 @@ def _cite(owner: Hashable, doc: Document, spans: list[tuple[int, int]], scored) 
     return out
 
 
-def rank_cited(candidates: list[tuple[Hashable, Document, float]], keywords: list[Keyword]) -> list[CitedPassage]:
+def rank_cited(candidates: Sequence[tuple[object, Document, float]], keywords: list[Keyword]) -> list[CitedPassage]:
     """Every passage of the candidate documents that contains a keyword, best first. `candidates`: (owner,
     document, prior 0-1 from the document ranking). IDF is taken over all candidate passages, so passages of
     different documents (and different folders) are scored on one scale."""

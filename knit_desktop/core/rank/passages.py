@@ -275,14 +275,14 @@ def score_texts(texts: list[str], keywords: list[Keyword]) -> tuple[list[float],
         if not key:
             continue
         if is_cjk_char(key[0]):
-            counts = [len(key_positions(t, key)) for t in texts]
+            per_text = [len(key_positions(t, key)) for t in texts]
         else:
-            counts = [w.get(key, 0) for w in words]
-        df = sum(1 for c in counts if c)
+            per_text = [w.get(key, 0) for w in words]
+        df = sum(1 for c in per_text if c)
         if not df:
             continue
         factor = keyword_factor(keyword.weight, max_weight, n, df)
-        for i, c in enumerate(counts):
+        for i, c in enumerate(per_text):
             if c:
                 tf = min(c, TF_CAP)
                 norm = len(texts[i]) / avg if avg > 0 else 0.0

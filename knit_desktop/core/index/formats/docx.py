@@ -13,6 +13,7 @@ import re
 import xml.etree.ElementTree as ET
 import zipfile
 import zlib
+from collections.abc import Iterator
 
 from ...text.tokens import collapse_whitespace, truncate
 from ..documents import BODY_CAP_BYTES, SUMMARY_CHARS, TRUNCATED_NOTE, Document, SkipFile, content_hash
@@ -102,7 +103,7 @@ def _level(paragraph: ET.Element, styles: dict[str, int]) -> int:
     return 0
 
 
-def _blocks(parent: ET.Element, styles: dict[str, int]):
+def _blocks(parent: ET.Element, styles: dict[str, int]) -> Iterator[tuple[int, str]]:
     """(heading level or 0, text) per paragraph, and one line per table row, in document order."""
     for el in parent:
         if el.tag == f"{_W}p":

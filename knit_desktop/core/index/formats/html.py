@@ -72,7 +72,7 @@ class _TextCollector(HTMLParser):
         self.lines.append(line)
         self.used += len(line) + 1
 
-    def handle_starttag(self, tag: str, attrs) -> None:
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if self._dropped:
             if tag in _DROPPED and tag not in _VOID:
                 self._dropped.append(tag)
@@ -104,7 +104,7 @@ class _TextCollector(HTMLParser):
         elif tag in _BLOCKS:
             self._flush(blank=tag in ("p", "table", "blockquote", "ul", "ol"))
 
-    def handle_startendtag(self, tag: str, attrs) -> None:
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag == "br" and not self._dropped:
             self._flush()
 
