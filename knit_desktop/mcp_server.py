@@ -137,7 +137,8 @@ def build_server(host: ToolHost) -> Server:
         SERVER_NAME,
         version=__version__,
         instructions="knit_docs ranks this project's documents by the current DSH conversation; memory_search "
-        "finds what the user asked to remember; memory_propose queues a memory for the user to confirm. Every "
+        "finds what the user asked to remember; memory_propose queues a memory for the user to confirm; knit_search, knit_ask and knit_stats answer from "
+        "the user's library folders with cited passages. Every "
         "answer names the workspace and the DSH session it is for.",
         on_list_tools=list_tools,
         on_call_tool=call_tool,

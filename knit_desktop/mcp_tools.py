@@ -15,11 +15,25 @@ from __future__ import annotations
 import mcp_types as types
 
 from .core.agent.specs import (
+    ASK_DEFAULT_CHARS,
+    ASK_DEFAULT_TOP_K,
+    ASK_MAX_CHARS,
+    ASK_MIN_CHARS,
     DEFAULT_LIMIT,
+    DOC_KINDS,
+    KNIT_ASK,
+    KNIT_ASK_DESCRIPTION,
+    KNIT_SEARCH,
+    KNIT_SEARCH_DESCRIPTION,
+    KNIT_STATS,
+    KNIT_STATS_DESCRIPTION,
+    LIBRARY_MAX_TOP_K,
+    LIBRARY_SCOPES,
     MAX_LIMIT,
     MEMORY_KINDS,
     MEMORY_SEARCH_DESCRIPTION,
     RECALL_DESCRIPTION,
+    SEARCH_DEFAULT_TOP_K,
 )
 from .core.agent.specs import KNIT_DOCS_DESCRIPTION as DESCRIPTION
 
@@ -59,7 +73,7 @@ ITEM_SCHEMA = _closed(
         "title": _STR,
         "summary": _STR,
         "mtime_ms": _INT,
-        "kind": {"type": "string", "enum": ["md", "txt", "pdf"]},
+        "kind": {"type": "string", "enum": list(DOC_KINDS)},
         "source": {"type": "string", "enum": ["impl", "test", "config", "design", "doc"]},
         "reason": _closed({"code": _STR, "terms": _STRS, "fields": _INT, "term": _STR}, ["code", "terms", "fields", "term"]),
         "provenance": {"type": "string", "enum": ["retrieval", "relation", "manual"]},
@@ -200,4 +214,71 @@ RECALL_TOOL = types.Tool(
     annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False, idempotent_hint=True),
 )
 
-ALL_TOOLS = [KNIT_DOCS_TOOL, MEMORY_SEARCH_TOOL, MEMORY_PROPOSE_TOOL, RECALL_TOOL]
+
+# The library tools: cited passages (verbatim text with source folder, path, heading path, lines or page).
+_LIBRARY_SCOPE = {"type": "string", "enum": list(LIBRARY_SCOPES)}
+SOURCE_SCHEMA = _closed({"source": _STR, "root": _STR, "scope": _LIBRARY_SCOPE, "problem": _STR}, ["source", "root", "scope"])
+_CITED = {
+    "source": _STR, "scope": _LIBRARY_SCOPE, "path": _STR, "rel": _STR, "title": _STR,
+    "kind": {"type": "string", "enum": list(DOC_KINDS)}, "heading": _STRS, "start_line": _INT, "end_line": _INT,
+    "page": _INT, "text": _STR,
+    "lines_in": {"type": "string", "enum": ["file", "page", "extracted text"],
+                 "description": "What start_line/end_line count: the file's lines, the page's, or the lines of the "
+                 "text extracted from HTML, DOCX or FB2."},
+}
+_CITED_REQUIRED = ["source", "scope", "path", "rel", "title", "kind", "heading", "start_line", "end_line", "text"]
+CITED_SCHEMA = _closed({**_CITED, "cut": {"type": "boolean"}}, _CITED_REQUIRED)
+SEARCH_RESULT_SCHEMA = _closed({**_CITED, "passages_matched": _INT}, [*_CITED_REQUIRED, "passages_matched"])
+_QUERY = {"type": "string", "description": "What to look for, in the user's words (keywords work best)."}
+_LIBRARY_SCOPE_INPUT = {**_LIBRARY_SCOPE, "description": "workspace, library or all (default all)."}
+KNIT_ASK_TOOL = types.Tool(
+    name=KNIT_ASK,
+    title="Cited passages from the library, within a budget",
+    description=KNIT_ASK_DESCRIPTION,
+    input_schema={"type": "object", "properties": {
+        "query": _QUERY,
+        "top_k": {"type": "integer", "description": f"At most this many passages (1–{LIBRARY_MAX_TOP_K}, default "
+                  f"{ASK_DEFAULT_TOP_K})."},
+        "max_chars": {"type": "integer", "description": f"Characters of answer ({ASK_MIN_CHARS}–{ASK_MAX_CHARS}, "
+                      f"default {ASK_DEFAULT_CHARS})."},
+        "scope": _LIBRARY_SCOPE_INPUT}, "required": ["query"]},
+    output_schema=_closed({"query": _STR, "scope": _LIBRARY_SCOPE, "keywords": _STRS, "max_chars": _INT, "used_chars": _INT,
+                           "passages": {"type": "array", "items": CITED_SCHEMA}, "more": _INT,
+                           "sources": {"type": "array", "items": SOURCE_SCHEMA}, "session": SESSION_SCHEMA},
+                          ["query", "scope", "keywords", "max_chars", "used_chars", "passages", "more", "sources"]),
+    annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False, idempotent_hint=True),
+)
+KNIT_SEARCH_TOOL = types.Tool(
+    name=KNIT_SEARCH,
+    title="Search the library: documents with their best passage",
+    description=KNIT_SEARCH_DESCRIPTION,
+    input_schema={"type": "object", "properties": {
+        "query": _QUERY,
+        "top_k": {"type": "integer", "description": f"At most this many documents (1–{LIBRARY_MAX_TOP_K}, default "
+                  f"{SEARCH_DEFAULT_TOP_K})."},
+        "scope": _LIBRARY_SCOPE_INPUT}, "required": ["query"]},
+    output_schema=_closed({"query": _STR, "scope": _LIBRARY_SCOPE, "keywords": _STRS, "total": _INT,
+                           "results": {"type": "array", "items": SEARCH_RESULT_SCHEMA},
+                           "sources": {"type": "array", "items": SOURCE_SCHEMA}, "session": SESSION_SCHEMA},
+                          ["query", "scope", "keywords", "total", "results", "sources"]),
+    annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False, idempotent_hint=True),
+)
+_PROBLEM_FILE = _closed({"rel": _STR, "state": _STR, "reason": _STR}, ["rel", "state", "reason"])
+FOLDER_STATS_SCHEMA = _closed(
+    {"source": _STR, "root": _STR, "scope": _LIBRARY_SCOPE, "problem": _STR, "documents": _INT, "passages": _INT,
+     "indexed": _INT, "skipped": _INT, "failed": _INT, "problems": {"type": "array", "items": _PROBLEM_FILE},
+     "index_bytes": _INT, "updated_ms": _INT},
+    ["source", "root", "scope"],
+)
+KNIT_STATS_TOOL = types.Tool(
+    name=KNIT_STATS,
+    title="What the library holds, per folder",
+    description=KNIT_STATS_DESCRIPTION,
+    input_schema={"type": "object", "properties": {"scope": _LIBRARY_SCOPE_INPUT}},
+    output_schema=_closed({"scope": _LIBRARY_SCOPE, "folders": {"type": "array", "items": FOLDER_STATS_SCHEMA},
+                           "session": SESSION_SCHEMA}, ["scope", "folders"]),
+    annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False, idempotent_hint=True),
+)
+
+ALL_TOOLS = [KNIT_DOCS_TOOL, MEMORY_SEARCH_TOOL, MEMORY_PROPOSE_TOOL, RECALL_TOOL, KNIT_SEARCH_TOOL,
+             KNIT_ASK_TOOL, KNIT_STATS_TOOL]

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QObject, QPoint, Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QAction, QDesktopServices
+from PySide6.QtGui import QAction, QDesktopServices, QGuiApplication
 from PySide6.QtWidgets import (
     QAbstractButton,
     QApplication,
@@ -318,6 +318,8 @@ def test_every_menu_item_and_button_of_the_main_window(qtbot, open_app, opened_u
     qtbot.waitUntil(lambda: preview.data is not None and preview.data.rel == rel, timeout=10_000)
     walk.click("PathButton", lambda: assert_opened(opened_urls, QUrl.fromLocalFile(os.path.join(root, "docs"))))
     walk.click("OpenLocally", lambda: assert_opened(opened_urls, QUrl.fromLocalFile(os.path.join(root, rel))))
+    walk.click("CopyCitation", lambda: assert_equal(
+        QGuiApplication.clipboard().text().startswith(os.path.join(root, rel)), True))
     walk.click("CitationBar", lambda: assert_equal(preview.links_list.isVisible(), True),
                button=preview.links_button)
     cited = preview.links_list.item(0)  # follow a citation: Back and Forward show up
@@ -448,6 +450,11 @@ def test_every_button_of_the_settings_dialog(qtbot, open_app, make_workspace, mo
     walk.click("Show usage (what the session read of the last pack)", lambda: assert_equal(settings.show_usage, True))
     settings.note_position = (40, 40)
     walk.click("ResetNotePosition", lambda: assert_equal(settings.note_position, None))
+    asked.clear()
+    walk.click("AddLibraryFolder", lambda: assert_equal((asked, settings.library_folders, dialog.library.folders.count()),
+                                                   (["Choose a library folder"], [str(other.resolve())], 1)))
+    dialog.library.folders.setCurrentRow(0)
+    walk.click("RemoveLibraryFolder", lambda: assert_equal((settings.library_folders, dialog.library.folders.count()), ([], 0)))
     walk.click("Close", lambda: assert_equal(dialog.isVisible(), False))
     walk.finish()
 
@@ -549,6 +556,9 @@ def test_every_button_of_the_larger_preview_window(qtbot, open_app, opened_urls,
     walk.scan(separate)
     walk.click("PathButton", lambda: assert_opened(opened_urls, QUrl.fromLocalFile(os.path.join(str(demo_ws), "docs"))))
     walk.click("OpenLocally", lambda: assert_opened(opened_urls, QUrl.fromLocalFile(os.path.join(str(demo_ws), rel))))
+    walk.click("CopyCitation", lambda: assert_equal(
+        QGuiApplication.clipboard().text(), os.path.join(str(demo_ws), rel)
+        + (f" — lines {pane.passages[0].start_line}–{pane.passages[0].end_line}" if pane.passages else "")))
     walk.click("CitationBar", lambda: assert_equal(pane.links_list.isVisible(), True))
     walk.click("Fullscreen", lambda: assert_equal((pane.fullscreen, separate.isFullScreen()), (True, True)))
     walk.click("Fullscreen", lambda: assert_equal((pane.fullscreen, separate.isFullScreen()), (False, False)),

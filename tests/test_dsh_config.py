@@ -23,11 +23,13 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+from knit_desktop.core.config import write_library_folders
 from knit_desktop.core.index.pins import Pins
 from knit_desktop.mcp_server import print_config, server_command
 from knit_desktop.mcp_tools import ALL_TOOLS
 
 from .dsh_fixtures import DshLog
+from .library_fixtures import make_epub, make_html
 from .media_fixtures import two_page_pdf
 from .node_runtime import node_binary, npm_project, unavailable
 
@@ -105,7 +107,8 @@ def test_dsh_composes_the_printed_row_and_accepts_every_tool_schema(dsh_check, t
     config = assert_one_knit_row(report)
     assert config["args"] == ["mcp", "--dsh-home", str(home)]
     assert os.path.exists(config["command"])
-    assert [t["name"] for t in report["tools"]] == ["knit_docs", "memory_search", "memory_propose", "recall"]
+    assert [t["name"] for t in report["tools"]] == ["knit_docs", "memory_search", "memory_propose", "recall",
+                                                   "knit_search", "knit_ask", "knit_stats"]
     for tool in report["tools"]:
         assert tool["input_violations"] == [], tool
         assert tool["output_violations"] == [], tool
@@ -188,6 +191,14 @@ def _server_answers(tmp_path: Path) -> list[dict]:
             env={"KNIT_DESKTOP_HOME": os.environ["KNIT_DESKTOP_HOME"]},
         )
 
+    library = tmp_path / "papers"
+    library.mkdir()
+    (library / "clocks.md").write_text("# Clocks\n\n## Vector clocks\n\nEach device keeps a vector clock; a merge "
+                                       "takes the maximum of each entry.\n", encoding="utf-8")
+    make_html(library / "guide.html", "Sync guide", [("Conflicts", "Vector clocks detect concurrent edits.")])
+    make_epub(library / "book.epub", "Clock book", [("Time", "Lamport and vector clocks order events.")])
+    (library / "comic.cbz").write_bytes(b"not a zip")
+    write_library_folders([str(library), str(tmp_path / "unplugged")])
     with_session = [
         ("knit_docs", {}),  # ranked by the session's conversation
         ("knit_docs", {"query": "vector clocks merge"}),
@@ -201,9 +212,14 @@ def _server_answers(tmp_path: Path) -> list[dict]:
         ("recall", {"query": "merged line by line", "scope": "workspace"}),
         ("recall", {"query": "capybara habitat", "scope": "all"}),  # nothing
         ("recall", {"detail": {"session": "s-live", "seq": 1, "window": 2}}),  # compacted turns, marked
+        ("knit_ask", {"query": "vector clocks merge", "max_chars": 400}),
+        ("knit_ask", {"query": "vector clocks", "scope": "library", "top_k": 2}),
+        ("knit_search", {"query": "vector clocks"}),
+        ("knit_stats", {}),
     ]
     # No DSH session at all: the time-ordered list of recent documents, and no `session` in the answers.
-    without_session = [("knit_docs", {"limit": 2}), ("memory_search", {"query": "editor"})]
+    without_session = [("knit_docs", {"limit": 2}), ("memory_search", {"query": "editor"}),
+                       ("knit_ask", {"query": "lamport events", "scope": "library"})]
 
     async def talk(params: StdioServerParameters, calls: list[tuple[str, dict]]) -> list[dict]:
         async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
@@ -247,3 +263,14 @@ def test_dsh_accepts_every_real_answer(dsh_check, tmp_path):
     assert recalls[1]["sessions"][0]["events"][0]["matched_by"] == "literal"
     assert recalls[2]["sessions"] == []
     assert [m.get("compacted") for m in recalls[3]["detail"]["messages"]] == [True, True]
+    # The library tools: cited passages from the library folder and the workspace, the budget kept, a missing folder
+    # and a file that failed reported by stats.
+    asks = [a["structuredContent"] for a in answers if a["tool"] == "knit_ask"]
+    assert asks[0]["used_chars"] <= 400 and asks[0]["passages"]
+    assert {p["scope"] for p in asks[0]["passages"]} <= {"workspace", "library"}
+    assert all(p["scope"] == "library" for p in asks[1]["passages"]) and len(asks[1]["passages"]) <= 2
+    assert any(p["kind"] == "epub" and p["page"] == 1 for p in asks[2]["passages"])
+    stats = next(a["structuredContent"] for a in answers if a["tool"] == "knit_stats")
+    by_source = {f["source"]: f for f in stats["folders"]}
+    assert by_source["papers"]["documents"] == 3 and by_source["papers"]["failed"] == 1
+    assert "does not exist" in by_source["unplugged"]["problem"]

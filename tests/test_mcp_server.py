@@ -69,7 +69,8 @@ def test_tools_schemas_and_calls_with_and_without_a_query(project, tmp_path):
         return tools, by_query, by_conversation
 
     tools, by_query, by_conversation = talk(server("--dsh-home", str(home)), script)
-    assert [t.name for t in tools] == ["knit_docs", "memory_search", "memory_propose", "recall"]
+    assert [t.name for t in tools] == ["knit_docs", "memory_search", "memory_propose", "recall", "knit_search",
+                                       "knit_ask", "knit_stats"]
     tool = tools[0]
     assert set(tool.input_schema["properties"]) == {"query", "limit", "audit"}
     assert "required" not in tool.input_schema

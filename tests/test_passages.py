@@ -28,7 +28,18 @@ def test_passages_stay_under_1200_characters_and_prefer_blank_lines():
 def test_one_long_line_is_hard_split_with_overlap():
     body = "x" * 3000
     chunks = chunk_document(md(body))
-    assert chunks[0] == (0, 1200) and chunks[1][0] == 1200 - 64
+    assert chunks[0] == (0, 1200) and chunks[1][0] == 1200 - 120
+
+
+def test_a_long_line_is_cut_at_sentence_ends_with_an_overlap_that_starts_on_a_word():
+    sentence = "The capybara grazes near the river bank every single morning. "
+    body = sentence * 60
+    chunks = chunk_document(md(body))
+    assert len(chunks) >= 3
+    for (s, e), (s2, _) in zip(chunks, chunks[1:]):
+        assert e - s <= 1200 and body[s:e].rstrip().endswith(".")
+        assert s2 < e and e - s2 <= 120 + len("morning. ") and body[s2 - 1] == " "
+    assert "".join(body[s:e] for s, e in chunks).replace(" ", "").startswith(body[:1000].replace(" ", ""))
 
 
 def test_small_adjacent_passages_merge():

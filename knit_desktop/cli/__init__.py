@@ -43,9 +43,12 @@ COMMANDS: dict[str, Command] = {
     "memory": _lazy("memory", "cmd_memory"),
     "recall": _lazy("recall", "cmd_recall"),
     "history": _lazy("recall", "cmd_recall"),
+    "library": _lazy("library", "cmd_library"),
+    "ask": _lazy("library", "cmd_ask"),
+    "stats": _lazy("library", "cmd_stats"),
 }
 SUBCOMMANDS = tuple(COMMANDS)
-ONE_SHOT = frozenset({"rank", "context", "peek", "sessions", "conversation", "recall", "history"})
+ONE_SHOT = frozenset({"rank", "context", "peek", "sessions", "conversation", "recall", "history", "ask", "stats"})
 
 
 def _exit_now(status: int) -> None:

@@ -26,6 +26,10 @@ from .parser import EXIT_OK
 
 
 def cmd_rank(args: argparse.Namespace) -> int:
+    if args.scope != "workspace":
+        from .library import cmd_rank_scoped
+
+        return cmd_rank_scoped(args)
     request = rank_input(args)
     workspace = open_workspace(args)
     now = now_ms(args)
@@ -40,6 +44,10 @@ def cmd_rank(args: argparse.Namespace) -> int:
 
 
 def cmd_context(args: argparse.Namespace) -> int:
+    if args.scope != "workspace":
+        from .library import cmd_context_scoped
+
+        return cmd_context_scoped(args)
     request = rank_input(args)
     workspace = open_workspace(args)
     pins = None if args.ignore_pins else Pins.load(workspace.root)

@@ -39,6 +39,15 @@ def epoch_ms(value: str) -> int:
         raise argparse.ArgumentTypeError(f"expected milliseconds since the epoch, got {value[:40]!r}") from None
 
 
+SCOPES = ("workspace", "library", "all")
+
+
+def scope_arg(p: argparse.ArgumentParser, default: str | None) -> None:
+    p.add_argument("--scope", choices=SCOPES, default=default,
+                   help="the workspace, the library folders or both" + (f" (default {default})" if default else
+                                                                          " (default: all with --workspace, else library)"))
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="knit-desktop", description="Documents ranked by what your DSH conversation is about.")
     parser.add_argument("--version", action="version", version=f"knit-desktop {__version__}")
@@ -78,6 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     rank.add_argument("--limit", type=positive_int, metavar="N")
     rank.add_argument("--ignore-pins", action="store_true",
                       help="rank as if nothing were pinned or hidden in the window")
+    scope_arg(rank, "workspace")
 
     context = sub.add_parser("context", help="print the context pack (primary / supporting / related)")
     workspace_args(context)
@@ -85,6 +95,30 @@ def build_parser() -> argparse.ArgumentParser:
     context.add_argument("--limit", type=positive_int, metavar="N", default=5, help="recent files in time mode")
     context.add_argument("--ignore-pins", action="store_true",
                          help="no pinned tier, and hidden documents included")
+    scope_arg(context, "workspace")
+
+    library = sub.add_parser("library", help="add, remove or list the library folders (ranked beside the workspace)")
+    library.add_argument("action", choices=("add", "remove", "list"))
+    library.add_argument("folder", nargs="?", metavar="DIR", help="the folder (add, remove; remove also takes a name)")
+    library.add_argument("--json", action="store_true")
+    library.add_argument("--no-index", action="store_true", help="add without indexing now")
+    allow_large_arg(library)
+
+    ask = sub.add_parser("ask", help="the best passages verbatim, cited, within a character budget")
+    ask.add_argument("text", metavar="QUERY")
+    ask.add_argument("--max-chars", type=positive_int, default=6000, metavar="N", help="characters of answer (default 6000)")
+    ask.add_argument("--top-k", type=positive_int, default=5, metavar="N", help="at most this many passages (default 5)")
+    ask.add_argument("--workspace", metavar="DIR", help="also answer from this project folder (scope all/workspace)")
+    ask.add_argument("--now", type=epoch_ms, metavar="EPOCH_MS", help="pin the clock (for reproducible results)")
+    ask.add_argument("--json", action="store_true")
+    scope_arg(ask, None)
+    allow_large_arg(ask)
+
+    stats = sub.add_parser("stats", help="per folder: documents, passages, files by status, index size, last update")
+    stats.add_argument("--workspace", metavar="DIR", help="also report this project folder")
+    stats.add_argument("--json", action="store_true")
+    scope_arg(stats, None)
+    allow_large_arg(stats)
 
     sessions = sub.add_parser("sessions", help="list DSH sessions and which one is active")
     sessions.add_argument("--dsh-home", metavar="DIR")

@@ -373,9 +373,52 @@ class SharedSettings:
     memory_dir: str = ""
     language: str = "system"
     workspace: str = ""
+    library: tuple[str, ...] = ()  # the library folders, in the order they were added
 
     @classmethod
     def load(cls, path: Path | None = None) -> SharedSettings:
         config = Config(path)
         return cls(dsh_home=config.get(DSH_HOME), memory_dir=config.get(MEMORY_DIR),
-                   language=config.get(LANGUAGE), workspace=config.get(WORKSPACE))
+                   language=config.get(LANGUAGE), workspace=config.get(WORKSPACE),
+                   library=tuple(library_folders(config)))
+
+
+# The library folders: a QSettings array (`beginWriteArray("library/folders")`, field `path`), stored as
+# `[library]` `folders\1\path=…` … `folders\size=N`, so QSettings' readArray and this facade read the same entries.
+# Entries past `size` (left by a longer list) are ignored by both.
+LIBRARY_FOLDERS = "library/folders"
+MAX_LIBRARY_FOLDERS = 1000
+
+
+def _library_entry(i: int) -> TextOption:
+    return TextOption(f"{LIBRARY_FOLDERS}\\{i}\\path", strip=True)
+
+
+_LIBRARY_SIZE = TextOption(f"{LIBRARY_FOLDERS}\\size", strip=True)
+
+
+def library_folders(config: Config) -> list[str]:
+    try:
+        size = int(config.get(_LIBRARY_SIZE) or 0)
+    except ValueError:
+        return []
+    folders = [config.get(_library_entry(i)) for i in range(1, min(size, MAX_LIBRARY_FOLDERS) + 1)]
+    return [folder for folder in folders if folder]
+
+
+def set_library_folders(config: Config, folders: Sequence[str]) -> bool:
+    """Set the list (in memory; `config.save()` writes it); False if it is what the file holds already."""
+    if list(folders) == library_folders(config):
+        return False
+    for i, folder in enumerate(folders, start=1):
+        config.set(_library_entry(i), folder)
+    config.set(_LIBRARY_SIZE, str(len(folders)))
+    return True
+
+
+def write_library_folders(folders: Sequence[str], path: Path | None = None) -> None:
+    """Write the library folders into the settings file now (the command line's `library add|remove`), merged into
+    what is on disk, atomically."""
+    config = Config(path)
+    if set_library_folders(config, folders):
+        config.save()

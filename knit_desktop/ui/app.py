@@ -87,6 +87,7 @@ class KnitApp:
         self.notes.warned.connect(self.window.show_memory_warning)
         self.notes.start()
         self.ranking.rememberRequested.connect(self._remember_from_conversation)
+        self._checked_seq: dict[str, int] = {}  # per session: the newest user message checked for a recall
         self.ranking.start()
         if messages is not None:
             self.ranking.set_messages(messages)
@@ -94,7 +95,6 @@ class KnitApp:
         self._memory_panel: MemoryPanel | None = None
         self.history = HistoryService(dsh_home or self.settings.dsh_home or None)
         self._history_panel: HistoryPanel | None = None
-        self._checked_seq: dict[str, int] = {}  # per session: the newest user message checked for a recall
         self.history.recalled.connect(self.window.recall_strip.show_recalled)
         self.window.recall_strip.openRequested.connect(self._open_recalled)
         self.ranking.follower.messagesChanged.connect(self._check_for_recall)

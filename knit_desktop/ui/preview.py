@@ -13,6 +13,7 @@ from PySide6.QtCore import QBuffer, QByteArray, QEvent, QSize, Qt, QTimer, QUrl,
 from PySide6.QtGui import (
     QColor,
     QDesktopServices,
+    QGuiApplication,
     QImage,
     QImageReader,
     QKeySequence,
@@ -41,6 +42,7 @@ from PySide6.QtWidgets import (
 
 from ..core.index.boundary import OutsideWorkspace, inside, read_inside, resolve_inside
 from ..core.index.preview_content import PreviewData
+from ..core.rank.cited import citation_text
 from ..core.rank.passages import Passage
 from ..services import multimedia
 from .colours import passage_background
@@ -210,6 +212,8 @@ class PreviewPane(QFrame):
         # icon buttons with tooltips (resources/icons, tinted for the palette): a header that fits 320 px
         self.open_button = QToolButton(objectName="OpenLocally", autoRaise=True)
         self.open_button.clicked.connect(self.open_locally)
+        self.copy_button = QToolButton(objectName="CopyCitation", autoRaise=True)
+        self.copy_button.clicked.connect(self.copy_citation)
         self.full_button = QToolButton(objectName="Fullscreen", autoRaise=True)
         self.full_button.clicked.connect(lambda: self.set_fullscreen(not self._fullscreen))
         self.close_button = QToolButton(objectName="ClosePreview", autoRaise=True)
@@ -220,6 +224,7 @@ class PreviewPane(QFrame):
         bar.addWidget(self.forward_button)
         bar.addWidget(self.path_button, 1)
         bar.addWidget(self.open_button)
+        bar.addWidget(self.copy_button)
         bar.addWidget(self.full_button)
         bar.addWidget(self.close_button)
 
@@ -305,6 +310,7 @@ class PreviewPane(QFrame):
         if self.video_player is not None:
             self.video_player.stop()
         media = kind in ("image", "video")
+        self.copy_button.setVisible(not media)
         self.links_button.setVisible(not media)
         self.links_list.setVisible(not media and self.links_button.isChecked())
         if media:
@@ -401,6 +407,9 @@ class PreviewPane(QFrame):
         if passage is None:
             return
         start, end = passage.start_line, passage.end_line
+        page_lines = self.data.page_line_starts
+        if passage.page and 0 < passage.page <= len(page_lines):  # an EPUB's lines count within its page
+            start, end = start + page_lines[passage.page - 1], end + page_lines[passage.page - 1]
         document = self.browser.document()
         fmt = QTextCharFormat()
         fmt.setBackground(passage_background(self.palette()))
@@ -607,13 +616,23 @@ class PreviewPane(QFrame):
     def _update_icons(self) -> None:
         palette = self.palette()
         self.open_button.setIcon(tinted_icon("open-external", palette))
+        self.copy_button.setIcon(tinted_icon("copy-citation", palette))
         self.full_button.setIcon(tinted_icon("exit-fullscreen" if self._fullscreen else "fullscreen", palette))
         self.close_button.setIcon(tinted_icon("close", palette))
         self.back_button.setIcon(tinted_icon("back", palette))
         self.forward_button.setIcon(tinted_icon("forward", palette))
 
+    def copy_citation(self) -> None:
+        """The document's path and its matched passage's lines (and page) on the clipboard, for pasting into a
+        conversation or a note: the passage the pane opened on and marked."""
+        best = best_passage(self.passages)
+        match = None if best is None else {"start_line": best.start_line, "end_line": best.end_line, "page": best.page}
+        QGuiApplication.clipboard().setText(citation_text(os.path.join(self.root, self.rel), match))
+
     def retranslate(self) -> None:
         self._update_icons()
+        self.copy_button.setText(self.tr("Copy citation"))  # the accessible name; the button shows its icon
+        self.copy_button.setToolTip(self.tr("Copy the path and the matched lines (or page) to the clipboard"))
         self.open_button.setText(self.tr("Open locally"))  # the accessible name; the button shows its icon
         self.open_button.setToolTip(self.tr("Open this document in your default app"))
         self.full_button.setText(self.tr("Exit fullscreen") if self._fullscreen else self.tr("Fullscreen"))

@@ -166,6 +166,17 @@ class Settings(QObject):
     # --- memory and its sticky notes -----------------------------------------------------------------
 
     @property
+    def library_folders(self) -> list[str]:
+        """The library folders (core.config's QSettings array, read by the command line and the MCP server too)."""
+        return options.library_folders(self.config)
+
+    @library_folders.setter
+    def library_folders(self, folders: list[str]) -> None:
+        if options.set_library_folders(self.config, folders):
+            self.flush()  # written at once, not debounced: the MCP server answers from it at its next call
+            self.changed.emit(options.LIBRARY_FOLDERS)
+
+    @property
     def memory_dir(self) -> str:
         """The memory directory, or '' for <DSH home>/memory."""
         return self.config.get(options.MEMORY_DIR)

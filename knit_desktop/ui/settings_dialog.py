@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.index.boundary import unsafe_workspace_reason
+from .library_settings import LibraryFolders
 from .settings import LANGUAGES, NOTE_COLOURS, NOTE_SHAPES, NOTE_SIZES, Settings
 
 
@@ -77,6 +78,8 @@ class SettingsDialog(QDialog):
         for box in (self.on_top, self.tray, self.usage):
             self.form.addRow(None, box)
         self.form.addRow(self.memory_label, self.memory_dir)
+        self.library, self.library_label = LibraryFolders(settings, self), QLabel()
+        self.form.addRow(self.library_label, self.library)
         self.form.addRow(self.look_label, look)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.close)
@@ -139,6 +142,7 @@ class SettingsDialog(QDialog):
         self.tray.setText(self.tr("Show the tray icon"))
         self.usage.setText(self.tr("Show usage (what the session read of the last pack)"))
         self.memory_label.setText(self.tr("Memory folder"))
+        self.library_label.setText(self.tr("Library"))
         self.memory_dir.setPlaceholderText(self.tr("Default: <DSH home>/memory"))
         self.look_label.setText(self.tr("Sticky notes"))
         names = {"capsule": self.tr("Capsule"), "rounded": self.tr("Rounded"), "square": self.tr("Square"),

@@ -398,6 +398,52 @@
     </message>
 </context>
 <context>
+    <name>LibraryFolders</name>
+    <message>
+        <source>(missing)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n folder(s) answer beside the workspace (knit_ask, knit_search, `knit-desktop ask`).</source>
+        <translation>
+            <numerusform>%n folder answers beside the workspace (knit_ask, knit_search, `knit-desktop ask`).</numerusform>
+            <numerusform>%n folders answer beside the workspace (knit_ask, knit_search, `knit-desktop ask`).</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>No library folders yet: add the folders that hold your papers, manuals or specs.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not added: %1 is not a folder.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not added: %1 is in the library already.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not added: %1 is the root of the file system, your home folder or a system folder.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not added: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose a library folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add folder…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
         <source>Scanning the workspace…</source>
@@ -600,6 +646,14 @@
     </message>
     <message>
         <source>Not referenced by anything · links to no other document</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy citation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy the path and the matched lines (or page) to the clipboard</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -817,6 +871,10 @@
     </message>
     <message>
         <source>Memory folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Library</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

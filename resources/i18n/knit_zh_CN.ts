@@ -394,6 +394,51 @@
     </message>
 </context>
 <context>
+    <name>LibraryFolders</name>
+    <message>
+        <source>(missing)</source>
+        <translation>（不存在）</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n folder(s) answer beside the workspace (knit_ask, knit_search, `knit-desktop ask`).</source>
+        <translation>
+            <numerusform>%n 个文件夹与工作区一起作答（knit_ask、knit_search、`knit-desktop ask`）。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>No library folders yet: add the folders that hold your papers, manuals or specs.</source>
+        <translation>还没有资料库文件夹：添加存放论文、手册或规格文档的文件夹。</translation>
+    </message>
+    <message>
+        <source>Not added: %1 is not a folder.</source>
+        <translation>未添加：%1 不是文件夹。</translation>
+    </message>
+    <message>
+        <source>Not added: %1 is in the library already.</source>
+        <translation>未添加：%1 已在资料库中。</translation>
+    </message>
+    <message>
+        <source>Not added: %1 is the root of the file system, your home folder or a system folder.</source>
+        <translation>未添加：%1 是文件系统根目录、你的主目录或系统文件夹。</translation>
+    </message>
+    <message>
+        <source>Not added: %1</source>
+        <translation>未添加：%1</translation>
+    </message>
+    <message>
+        <source>Choose a library folder</source>
+        <translation>选择资料库文件夹</translation>
+    </message>
+    <message>
+        <source>Add folder…</source>
+        <translation>添加文件夹…</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
         <source>Scanning the workspace…</source>
@@ -597,6 +642,14 @@ Preferences / Projects / Environment</translation>
     <message>
         <source>Not referenced by anything · links to no other document</source>
         <translation>没有被引用 · 没有引用别的文档</translation>
+    </message>
+    <message>
+        <source>Copy citation</source>
+        <translation>复制引用</translation>
+    </message>
+    <message>
+        <source>Copy the path and the matched lines (or page) to the clipboard</source>
+        <translation>把路径和匹配的行号（或页码）复制到剪贴板</translation>
     </message>
     <message>
         <source>Open locally</source>
@@ -811,6 +864,10 @@ Preferences / Projects / Environment</translation>
     <message>
         <source>Memory folder</source>
         <translation>记忆库目录</translation>
+    </message>
+    <message>
+        <source>Library</source>
+        <translation>资料库</translation>
     </message>
     <message>
         <source>Default: &lt;DSH home&gt;/memory</source>

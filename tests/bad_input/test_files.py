@@ -267,3 +267,33 @@ def test_a_read_only_data_directory_is_one_line_and_rank_still_answers(make_work
                           str(now_ms)], capture_output=True, text=True, env=env, timeout=120, cwd=str(tmp_path))
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["results"][0]["rel"] == "a.md"
+
+
+def test_damaged_files_of_every_library_format_fail_alone_with_a_reason(make_workspace, now_ms, tmp_path):
+    """Truncated, empty, random and bomb files named .html/.docx/.epub/.xps/.fb2/.mobi/.cbz: each gets its own
+    status, the process survives (PyMuPDF runs in it), and the good file still ranks; `ask` answers from it."""
+    import zipfile
+
+    from ..library_fixtures import make_epub
+
+    root = make_workspace({"good.md": "# Good\n\nThe capybara grazes by the river.\n"})
+    book = make_epub(tmp_path / "book.epub", "Book", [("One", "capybara chapter")]).read_bytes()
+    (root / "half.epub").write_bytes(book[: len(book) // 2])
+    (root / "empty.docx").write_bytes(b"")
+    (root / "noise.xps").write_bytes(os.urandom(4096))
+    (root / "noise.fb2").write_bytes(bytes(range(256)) * 16)
+    (root / "noise.mobi").write_bytes(b"BOOKMOBI" + os.urandom(4096))
+    (root / "noise.cbz").write_bytes(b"PK\x05\x06" + bytes(18))
+    (root / "tags.html").write_text("<" * 100_000 + "<!--" * 10_000)
+    with zipfile.ZipFile(root / "bomb.docx", "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("word/document.xml", "<a>" + "x" * 60_000_000 + "</a>")
+    out = knit("index", "--workspace", str(root), "--json")
+    assert out.returncode == 0, out.stderr
+    files = {f["rel"]: f for f in json.loads(out.stdout)["files"]}
+    assert files["good.md"]["state"] == "indexed"
+    for rel in ("half.epub", "empty.docx", "noise.xps", "noise.fb2", "noise.mobi", "noise.cbz", "bomb.docx"):
+        assert files[rel]["state"] in ("failed", "skipped") and files[rel]["reason"], files[rel]
+    assert "MB" in files["bomb.docx"]["reason"]
+    out = knit("ask", "capybara", "--workspace", str(root), "--scope", "workspace", "--json")
+    assert out.returncode == 0, out.stderr
+    assert [p["rel"] for p in json.loads(out.stdout)["passages"]] == ["good.md"]

@@ -98,6 +98,10 @@ class KnitDocs:
             release_heap()
         return ws
 
+    def workspace(self, root: str) -> Workspace:
+        """The open workspace at `root` brought up to date, shared with the library tools (one index per process)."""
+        return self._workspace(root)
+
     def indexing_pending(self) -> bool:
         return any(ws.last_refresh.pending for ws in self._open.values())
 

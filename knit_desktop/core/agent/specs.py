@@ -61,3 +61,39 @@ RECALL_DESCRIPTION = (
     "this conversation), `workspace` (every session in this project folder), `all` only when the user explicitly "
     "asks to search every project. Reads DSH's logs; writes nothing, calls no model."
 )
+# The document kinds an answer can name (index.documents.DOC_KINDS, repeated so listing the tools imports no
+# engine; tests/test_library.py checks they agree).
+DOC_KINDS = ("md", "txt", "pdf", "html", "docx", "epub", "xps", "fb2", "mobi", "cbz")
+KNIT_SEARCH = "knit_search"
+KNIT_ASK = "knit_ask"
+KNIT_STATS = "knit_stats"
+LIBRARY_SCOPES = ("workspace", "library", "all")
+ASK_DEFAULT_CHARS = 6000
+ASK_MIN_CHARS = 200
+ASK_MAX_CHARS = 100_000
+ASK_DEFAULT_TOP_K = 5
+SEARCH_DEFAULT_TOP_K = 8
+LIBRARY_MAX_TOP_K = 50
+_LIBRARY_NOTE = (
+    " Library folders are chosen by the user (Knit's Settings → Library, or `knit-desktop library add DIR`); this "
+    "tool cannot add, remove or re-index them. scope: \"workspace\" (this session's project folder), \"library\" "
+    "(the library folders) or \"all\" (default)."
+)
+KNIT_SEARCH_DESCRIPTION = (
+    "Search the user's library folders (papers, manuals, specs in formats Markdown, text, PDF, HTML, DOCX, EPUB, "
+    "XPS, FB2, MOBI) and the workspace: documents in the order of their best passage, each with that passage "
+    "verbatim and its citation (source folder, absolute path, heading path, start_line/end_line, page for paged "
+    "formats). top_k: documents (1–50, default 8). Keyword search (BM25 with CJK n-grams), no model, no network."
+    + _LIBRARY_NOTE
+)
+KNIT_ASK_DESCRIPTION = (
+    "Answer from the user's library folders and the workspace with the best passages verbatim — never rewritten "
+    "or summarised — within max_chars characters (default 6000, 200–100000), each under a citation line (source "
+    "folder, path, heading path, lines or page), at most top_k passages (1–50, default 5), and a line saying how "
+    "many more matched. Quote the passages and cite them; read the cited lines with your read tool for more."
+    + _LIBRARY_NOTE
+)
+KNIT_STATS_DESCRIPTION = (
+    "What the library holds, per folder: documents, passages, files indexed / skipped / failed (with the reasons of "
+    "those not indexed), index size and last update. Read-only." + _LIBRARY_NOTE
+)

@@ -18,10 +18,14 @@ from ..memory.proposals import KINDS
 from ..memory.search import hits_payload
 from ..memory.store import MemoryStore
 from .knit_docs import KnitDocs, ToolAnswer, ToolError
+from .library_tools import LibraryTools
 from .recall_tool import RecallTool
 from .specs import (
     DEFAULT_LIMIT,
+    KNIT_ASK,
     KNIT_DOCS,
+    KNIT_SEARCH,
+    KNIT_STATS,
     MEMORY_DEFAULT_HITS,
     MEMORY_MAX_HITS,
     MEMORY_PROPOSE,
@@ -31,7 +35,7 @@ from .specs import (
     RECALL,
 )
 
-TOOLS = (KNIT_DOCS, MEMORY_SEARCH, MEMORY_PROPOSE, RECALL)
+TOOLS = (KNIT_DOCS, MEMORY_SEARCH, MEMORY_PROPOSE, RECALL, KNIT_SEARCH, KNIT_ASK, KNIT_STATS)
 MAX_QUERY = 2000
 
 
@@ -55,8 +59,10 @@ class AgentTools:
         self.docs = KnitDocs(workspace, home, allow_large_workspace=allow_large_workspace)
         self.memory = MemoryStore(memory_dir or settings.memory_dir or None, home)
         self.recall = RecallTool(dsh_home(home))
+        self.library = LibraryTools(self.docs)
 
     def close(self) -> None:
+        self.library.close()
         self.docs.close()
         self.recall.close()
 
@@ -73,6 +79,8 @@ class AgentTools:
             return self.memory_propose(args)
         if name == RECALL:
             return self.recall.call(args, self.docs.resolve_session(RECALL, args))
+        if name in (KNIT_SEARCH, KNIT_ASK, KNIT_STATS):
+            return self.library.call(name, args)
         raise ToolError(f"unknown tool {name!r}; this server has {', '.join(TOOLS)}")
 
     def memory_search(self, args: dict) -> ToolAnswer:

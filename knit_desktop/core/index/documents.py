@@ -10,7 +10,11 @@ from dataclasses import dataclass, field
 from ..text.tokens import collapse_whitespace, truncate
 from .boundary import read_inside
 
-DOC_KINDS = ("md", "txt", "pdf")
+# Markdown, text and PDF, then the formats of `formats/` (HTML and DOCX cut at headings, the rest into pages).
+DOC_KINDS = ("md", "txt", "pdf", "html", "docx", "epub", "xps", "fb2", "mobi", "cbz")
+# Kinds read from a zip or laid out by PyMuPDF: read up to PDF_READ_CAP, like a PDF.
+LARGE_READ_KINDS = frozenset({"pdf", "docx", "epub", "xps", "fb2", "mobi", "cbz"})
+ZIP_KINDS = frozenset({"docx", "epub", "xps", "cbz"})  # their directory is at the end: a cut file is unreadable
 MEDIA_KINDS = ("image", "video")
 
 EXTENSION_KINDS = {
@@ -18,6 +22,16 @@ EXTENSION_KINDS = {
     "markdown": "md",
     "txt": "txt",
     "pdf": "pdf",
+    "html": "html",
+    "htm": "html",
+    "xhtml": "html",
+    "docx": "docx",
+    "epub": "epub",
+    "xps": "xps",
+    "oxps": "xps",
+    "fb2": "fb2",
+    "mobi": "mobi",
+    "cbz": "cbz",
     "png": "image",
     "jpg": "image",
     "jpeg": "image",
@@ -42,6 +56,7 @@ TRUNCATED_NOTE = "indexed the first 2 MB (file is larger)"
 # A PDF is read up to this many bytes (a larger one is opened from its first PDF_READ_CAP bytes, which PyMuPDF
 # repairs into the pages they hold) and indexed up to MAX_PDF_PAGES pages or the body cap, whichever comes first.
 PDF_READ_CAP = 64 * 1024 * 1024
+HTML_READ_CAP = 8 * 1024 * 1024  # markup is several times its text: this much is read for a 2 MB body
 MAX_PDF_PAGES = 2000
 # Share of control characters above which decoded bytes are not text (tab, newlines, form feed and ESC excepted).
 MAX_CONTROL_SHARE = 0.05
@@ -202,11 +217,20 @@ def content_hash(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
+def read_cap(kind: str) -> int:
+    """How many bytes of a file of this kind are read for its index entry."""
+    if kind in LARGE_READ_KINDS:
+        return PDF_READ_CAP
+    if kind == "html":
+        return HTML_READ_CAP
+    return BODY_CAP_BYTES
+
+
 def read_indexed_bytes(path: str, kind: str, root: str | None = None) -> bytes:
     """The bytes a document's index entry is built from: text files up to the cap plus one byte, PDFs up to
     PDF_READ_CAP plus one byte; never the rest of the file. With `root` (the workspace's real path) the file must
     resolve inside it (see boundary.read_inside)."""
-    limit = (PDF_READ_CAP if kind == "pdf" else BODY_CAP_BYTES) + 1
+    limit = read_cap(kind) + 1
     if root is not None:
         return read_inside(root, path, limit)
     with open(path, "rb") as handle:
@@ -319,6 +343,19 @@ def extract_document(
         if cut:  # cut in place when we own the buffer: a second 64 MB copy is not needed
             data = data[:PDF_READ_CAP] if isinstance(data, bytes) else _cut_in_place(data, PDF_READ_CAP)
         doc = extract_pdf(data, rel, mtime_ms, size, cut)
+        doc.content_hash = digest
+        return doc
+    if kind not in ("md", "txt"):
+        from .formats import extract_formatted
+
+        digest = content_hash(data)
+        cap = read_cap(kind)
+        cut = len(data) > cap
+        if cut and kind in ZIP_KINDS:
+            raise SkipFile(f"{kind.upper()} larger than {cap // (1024 * 1024)} MB (not read)")
+        if cut:
+            data = data[:cap] if isinstance(data, bytes) else _cut_in_place(data, cap)
+        doc = extract_formatted(data, rel, kind, mtime_ms, size, cut)
         doc.content_hash = digest
         return doc
     text, truncated, digest, encoding = decode_text(data)

@@ -14,6 +14,10 @@ __all__ = ["extract_pdf", "pymupdf"]  # preview_content takes PyMuPDF from here,
 pymupdf.TOOLS.mupdf_display_errors(False)  # corrupt files are reported through our status, not stderr
 
 
+_NO_TEXT = {"pdf": "no text layer — scanned PDF?", "cbz": "no text: a comic book archive holds only images",
+            "xps": "no text layer — scanned XPS?"}
+
+
 def _meaningful_lines(text: str) -> Iterator[str]:
     for line in text.splitlines():
         tidy = collapse_whitespace(line)
@@ -25,13 +29,20 @@ def extract_pdf(data: bytes | bytearray, rel: str, mtime_ms: int, size: int, cut
     """The PDF's text, page by page, up to MAX_PDF_PAGES pages or the body cap. `cut`: `data` is only the file's
     first PDF_READ_CAP bytes (PyMuPDF repairs them into the pages they hold). Any error of PyMuPDF's (a damaged
     file, a page tree that contains itself) is raised as ValueError with the reason."""
+    return extract_paged(data, rel, mtime_ms, size, cut)
+
+
+def extract_paged(data: bytes | bytearray, rel: str, mtime_ms: int, size: int, cut: bool = False, *,
+                  kind: str = "pdf", filetype: str = "pdf", label: str = "PDF") -> Document:
+    """A document PyMuPDF lays out into pages (PDF, EPUB, XPS, FB2, MOBI, CBZ), read as a PDF is: page by page, up
+    to MAX_PDF_PAGES pages or the body cap; its passages cite their page."""
     try:
-        pdf = pymupdf.open(stream=data, filetype="pdf")
+        pdf = pymupdf.open(stream=data, filetype=filetype)
     except Exception as exc:  # PyMuPDF raises its own types for damaged files
-        raise ValueError(f"not a readable PDF ({exc})") from None
+        raise ValueError(f"not a readable {label} ({exc})") from None
     with pdf:
         if pdf.needs_pass:
-            raise SkipFile("encrypted PDF (a password is required)")
+            raise SkipFile(f"encrypted {label} (a password is required)")
         parts: list[str] = []
         page_starts: list[int] = []
         used = 0
@@ -52,17 +63,17 @@ def extract_pdf(data: bytes | bytearray, rel: str, mtime_ms: int, size: int, cut
                     break
             metadata_title = collapse_whitespace((pdf.metadata or {}).get("title") or "")
         except Exception as exc:  # noqa: BLE001 - every PyMuPDF failure is this file's, reported in its status
-            raise ValueError(f"damaged PDF ({exc or exc.__class__.__name__})") from None
+            raise ValueError(f"damaged {label} ({exc or exc.__class__.__name__})") from None
     notes = []
     if truncated:
         notes.append(f"indexed the first {len(parts)} pages (the text cap of 2 MB)")
     elif count > MAX_PDF_PAGES:
         notes.append(f"indexed the first {MAX_PDF_PAGES} of {count} pages")
     if cut:
-        notes.append(f"read the first {PDF_READ_CAP // (1024 * 1024)} MB of a larger PDF")
+        notes.append(f"read the first {PDF_READ_CAP // (1024 * 1024)} MB of a larger {label}")
     body = "".join(parts)
     if not body.strip():
-        raise SkipFile("no text layer — scanned PDF?")
+        raise SkipFile(_NO_TEXT.get(kind, f"no text in this {label}"))
     lines = list(_meaningful_lines(body[:16384]))
     name = rel.rsplit("/", 1)[-1]
     title = metadata_title or (lines[0] if lines else "") or name.rsplit(".", 1)[0]
@@ -70,7 +81,7 @@ def extract_pdf(data: bytes | bytearray, rel: str, mtime_ms: int, size: int, cut
     summary_line = next((line for line in lines if line != title), "")
     return Document(
         rel=rel,
-        kind="pdf",
+        kind=kind,
         title=title,
         summary=truncate(summary_line, SUMMARY_CHARS),
         mtime_ms=mtime_ms,

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .boundary import OutsideWorkspace, os_path, read_inside, real_inside, resolve_inside
-from .documents import PDF_READ_CAP, SkipFile, decode_text
+from .documents import DOC_KINDS, PDF_READ_CAP, SkipFile, decode_text, extract_document, read_cap
 from .links import LinkGraph
 
 if TYPE_CHECKING:
@@ -31,6 +31,9 @@ class PreviewData:
     links_in: list[tuple[str, int]] = field(default_factory=list)  # (source rel, line in the source)
     links_out: list[tuple[str, int]] = field(default_factory=list)  # (target rel, line in this document)
     problem: str = ""  # why the text could not be shown: PREVIEW_* code, or "unreadable:<the system's words>"
+    # Paged formats shown as text (EPUB, XPS, MOBI): the 0-based line where each page starts, since their passages
+    # cite lines within a page.
+    page_line_starts: list[int] = field(default_factory=list)
 
 
 def open_pdf(root: str | None, path: str) -> pymupdf.Document:
@@ -67,6 +70,14 @@ def load_preview(root: str, rel: str, kind: str, graph: LinkGraph | None) -> Pre
         elif kind in ("md", "txt"):
             raw = read_inside(root_real, path, PREVIEW_BYTES + 1)
             data.text, data.truncated, _, _ = decode_text(raw, PREVIEW_BYTES)
+        elif kind in DOC_KINDS:
+            # The other formats show the text Knit extracted (the lines their passages cite): HTML, DOCX and FB2 as
+            # Markdown (their headings are `#` lines), the paged formats as plain text.
+            raw = read_inside(root_real, path, read_cap(kind) + 1)
+            doc = extract_document(path, rel, kind, 0, len(raw), data=raw)
+            data.text, data.truncated = doc.body[:PREVIEW_BYTES], len(doc.body) > PREVIEW_BYTES
+            data.kind = "md" if kind in ("html", "docx", "fb2") else "txt"
+            data.page_line_starts = [doc.body.count("\n", 0, start) for start in doc.page_starts]
     except (SkipFile, OutsideWorkspace) as exc:
         data.problem = f"{PREVIEW_UNREADABLE}:{exc}"
     except Exception as exc:  # noqa: BLE001 - PyMuPDF raises its own types for damage; shown in the pane
