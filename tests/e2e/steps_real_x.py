@@ -150,7 +150,7 @@ def test_a_user_session_under_real_x(qtbot, knit, tmp_path):
     shot("01-start")
 
     # ⋯ menu → Settings → switch the language → back
-    chosen = when_menu(lambda menu: window.action_settings)
+    chosen = when_menu(lambda menu: window.header.action_settings)
     click(window.menu_button)
     qtbot.waitUntil(lambda: bool(chosen) and chosen[0] is not None, timeout=10_000)
     qtbot.waitUntil(lambda: knit._dialog is not None and knit._dialog.isVisible(), timeout=5000)
@@ -274,7 +274,7 @@ def test_a_user_session_under_real_x(qtbot, knit, tmp_path):
     shot("10-note-confirmed")
 
     # ⋯ → Dock to the right edge: the whole window, title bar included, within the screen's available area
-    chosen = when_menu(lambda menu: window.action_dock_right)
+    chosen = when_menu(lambda menu: window.header.action_dock_right)
     click(window.menu_button)
     qtbot.waitUntil(lambda: bool(chosen) and chosen[0] is not None, timeout=10_000)
     area = window.screen().availableGeometry()
