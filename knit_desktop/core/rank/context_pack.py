@@ -131,7 +131,11 @@ def build_context_pack(
         if record.raw / top_raw < PRIMARY_MIN_SHARE:
             break  # ranked by raw: nothing further down can reach the share
     placed = {r.doc.rel for r in primary}
-    body_only = (r for r in hits if r.doc.rel not in placed)  # evaluated lazily: `placed` grows meanwhile
+    # Below the passage window only a strong body hit can be supporting: those rows are found over the
+    # postings, so a pack never builds the row of every hit (tens of thousands at 100k documents).
+    candidates = sorted(set(range(min(PASSAGE_WINDOW, len(hits)))).union(
+        int(i) for i in ranking.strong_body_positions(STRONG_BODY_TF)))
+    body_only = (r for r in (hits[i] for i in candidates) if r.doc.rel not in placed)  # lazily: `placed` grows
 
     in_pool = ranking.pool.mask
     doc_ids = ranking.index.by_rel

@@ -148,6 +148,7 @@ class Ranking:
         self.hit_count = hit_count
         self._order = order
         self._positions: np.ndarray | None = None
+        self._max_body: dict[str, int] = {}
         details = RowDetails(index, raw, present, self._fuzzy)
         self.ranked = RankedList(details, order)
         self.hits = RankedList(details, order[:hit_count], self.ranked._rows)
@@ -161,10 +162,31 @@ class Ranking:
 
     def max_body_tf(self, term: str) -> int:
         """The highest body count of `term` over the pool (the deep-hit rule compares against it)."""
-        for keyword, postings in self._present:
-            if keyword.term == term:
-                return int(postings.body.max()) if len(postings) else 0
-        return 0
+        cached = self._max_body.get(term)
+        if cached is None:
+            cached = 0
+            for keyword, postings in self._present:
+                if keyword.term == term:
+                    cached = int(postings.body.max()) if len(postings) else 0
+                    break
+            self._max_body[term] = cached
+        return cached
+
+    def strong_body_positions(self, min_tf: int) -> np.ndarray:
+        """Positions (ascending) of the hits with some keyword or near-miss at least `min_tf` times in the body
+        and at least as often as in any pool document (`max_body_tf`): the candidates of the deep-hit rule,
+        found over the postings instead of by building every row."""
+        found = [
+            p.ids[p.body >= max(min_tf, self.max_body_tf(keyword.term))]
+            for keyword, p in self._present + self._fuzzy
+        ]
+        ids = np.unique(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
+        if not len(ids):
+            return ids
+        if self._positions is None:
+            self.position(int(ids[0]))
+        positions = np.sort(self._positions[ids])  # type: ignore[index]
+        return positions[positions < self.hit_count]
 
     def position(self, doc_id: int) -> int:
         """Where a document sits in the ranking (0-based)."""
