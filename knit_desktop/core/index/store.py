@@ -16,8 +16,10 @@ import marshal
 import os
 import shutil
 import sqlite3
+import threading
 import zlib
 from array import array
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -39,6 +41,7 @@ SNAPSHOT_FORMAT = 7
 SNAPSHOT_SLICE = 2000
 # A snapshot with more removed than this share of documents is rebuilt instead, dropping dead postings.
 MAX_DEAD_SHARE = 0.3
+CACHED_BODIES = 64  # bodies a store keeps after reading them (about two context packs' worth)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -80,9 +83,11 @@ class StoredDocument(Document):
 
     @property
     def body(self) -> str:
-        if self._body is None:
-            self._body = self._store.load_body(self.rel) if self._store is not None else ""
-        return self._body
+        if self._body is not None:
+            return self._body
+        # Not kept on the document: a long-lived process that showed passages of every document would end up
+        # holding every body. The store keeps the last few read (a pack reads each one several times).
+        return self._store.cached_body(self.rel) if self._store is not None else ""
 
     @body.setter
     def body(self, value: str | None) -> None:
@@ -118,6 +123,8 @@ class IndexStore:
         self.read_only = False
         self.notice = ""
         self._pending: list[tuple[str, tuple]] | None = None
+        self._bodies: OrderedDict[str, str] = OrderedDict()
+        self._bodies_lock = threading.Lock()
         try:
             db_path.parent.mkdir(parents=True, exist_ok=True)
         except OSError:
@@ -309,6 +316,7 @@ class IndexStore:
 
     def put_document(self, doc: Document, refs: list[Ref]) -> None:
         """Record an indexed document (call inside a transaction)."""
+        self._forget_body(doc.rel)
         self._bump()
         self._write(
             "INSERT OR REPLACE INTO files (rel, kind, mtime_ms, size, content_hash, state, reason, title, summary,"
@@ -323,6 +331,7 @@ class IndexStore:
 
     def put_status(self, status: FileStatus, kind: str, mtime_ms: int, size: int) -> None:
         """Record a file that is skipped or failed, with why (call inside a transaction)."""
+        self._forget_body(status.rel)
         self._bump()
         self._write(
             "INSERT OR REPLACE INTO files (rel, kind, mtime_ms, size, state, reason) VALUES (?, ?, ?, ?, ?, ?)",
@@ -334,8 +343,27 @@ class IndexStore:
         self._write("UPDATE files SET mtime_ms = ?, size = ? WHERE rel = ?", (mtime_ms, size, rel))
 
     def delete(self, rel: str) -> None:
+        self._forget_body(rel)
         self._bump()
         self._write("DELETE FROM files WHERE rel = ?", (rel,))
+
+    def cached_body(self, rel: str) -> str:
+        """The stored body of `rel`, from a small cache of the last bodies read."""
+        with self._bodies_lock:
+            body = self._bodies.get(rel)
+            if body is not None:
+                self._bodies.move_to_end(rel)
+                return body
+        body = self.load_body(rel)
+        with self._bodies_lock:
+            self._bodies[rel] = body
+            while len(self._bodies) > CACHED_BODIES:
+                self._bodies.popitem(last=False)
+        return body
+
+    def _forget_body(self, rel: str) -> None:
+        with self._bodies_lock:
+            self._bodies.pop(rel, None)
 
     def load_body(self, rel: str) -> str:
         row = self.db.execute("SELECT body FROM files WHERE rel = ?", (rel,)).fetchone()
