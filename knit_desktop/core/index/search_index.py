@@ -186,6 +186,13 @@ class SearchIndex:
                 self.trigrams.setdefault(token[i : i + 3], []).append(tid)
         return tid
 
+    def swap_document(self, doc: Document) -> None:
+        """Put an equal copy in place of the document at `doc.rel` (its postings stay): how a document's text
+        is let go once it is tokenised and stored."""
+        doc_id = self.by_rel.get(doc.rel)
+        if doc_id is not None:
+            self.docs[doc_id] = doc
+
     def documents(self) -> list[tuple[int, Document]]:
         return [(i, d) for i, d in enumerate(self.docs) if d is not None]
 

@@ -347,6 +347,14 @@ class IndexStore:
         self._bump()
         self._write("DELETE FROM files WHERE rel = ?", (rel,))
 
+    def stored_copy(self, doc: Document) -> StoredDocument:
+        """`doc` without its text in memory: the body is read back from its (committed) row when needed."""
+        copy = object.__new__(StoredDocument)
+        copy.__dict__.update(rel=doc.rel, kind=doc.kind, title=doc.title, summary=doc.summary,
+                             mtime_ms=doc.mtime_ms, size=doc.size, truncated=doc.truncated,
+                             content_hash=doc.content_hash, page_starts=doc.page_starts, note=doc.note, _store=self)
+        return copy
+
     def cached_body(self, rel: str) -> str:
         """The stored body of `rel`, from a small cache of the last bodies read."""
         with self._bodies_lock:
