@@ -37,6 +37,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
+if os.environ.get("PEERS_KNIT_TREE"):  # a child measuring another checkout imports Knit from there
+    sys.path.insert(0, os.environ["PEERS_KNIT_TREE"])
 
 from tests.benchmarks.workspace_generator import CN_TOPICS, TOPICS, generate  # noqa: E402
 
@@ -54,12 +56,12 @@ def dir_size(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
 
-def run_measured(args: list[str], env: dict) -> tuple[float, int, str]:
+def run_measured(args: list[str], env: dict, cwd: Path | None = None) -> tuple[float, int, str]:
     """Wall seconds, the child's own peak RSS (bytes, from wait4) and its stdout (through a temp file, so no
     pipe deadlock)."""
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         t0 = time.perf_counter()
-        proc = subprocess.Popen(args, env=env, stdout=out, stderr=err, text=True)
+        proc = subprocess.Popen(args, env=env, stdout=out, stderr=err, text=True, cwd=cwd)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - t0
         proc.returncode = os.waitstatus_to_exitcode(status)
@@ -175,60 +177,66 @@ def child_cmd(*args: str) -> list[str]:
     return [sys.executable, str(Path(__file__).resolve()), "--child", *args]
 
 
-def measure(size: int, base: Path, rounds: int, cold_repeat: int) -> dict:
+def measure(size: int, base: Path, rounds: int, cold_repeat: int, before: Path | None = None) -> dict:
     root = base / f"ws{size}"
     if not (root / ".generated").exists():
         shutil.rmtree(root, ignore_errors=True)
         generate(root, size)
         (root / ".generated").write_text("")
     n_files = sum(1 for p in root.rglob("*") if p.is_file() and p.suffix in TEXT_SUFFIXES)
-    home = base / f"home{size}"
     tdir = base / f"tantivy{size}"
-    env = dict(os.environ, KNIT_DESKTOP_HOME=str(home), PYTHONPATH=str(REPO))
+    # Knit from this tree, and optionally from another checkout (`--before`), each with its own index.
+    knits = {"knit": REPO} | ({"before": before} if before is not None else {})
+    homes = {name: base / f"home{size}-{name}" for name in knits}
+    envs = {name: dict(os.environ, KNIT_DESKTOP_HOME=str(homes[name]), PYTHONPATH=str(tree), PEERS_KNIT_TREE=str(tree))
+            for name, tree in knits.items()}
+    engines = [*knits, "tantivy"]
     cli = [sys.executable, "-m", "knit_desktop"]
-    r: dict = {"size": size, "files": n_files, "build": {"knit": [], "tantivy": []},
-               "build_rss": {"knit": [], "tantivy": []}}
+    r: dict = {"size": size, "files": n_files, "engines": engines, "build": {e: [] for e in engines},
+               "build_rss": {e: [] for e in engines}}
+    env_t = envs["knit"]
     for _ in range(2 if size <= 20000 else 1):  # two builds each where affordable: the first is noisy
-        shutil.rmtree(home, ignore_errors=True)
-        wall, rss, _ = run_measured([*cli, "index", "--workspace", str(root)], env)
-        r["build"]["knit"].append(wall)
-        r["build_rss"]["knit"].append(rss)
+        for name in knits:
+            shutil.rmtree(homes[name], ignore_errors=True)
+            # cwd: `python -m` puts the working directory first on the path, ahead of PYTHONPATH.
+            wall, rss, _ = run_measured([*cli, "index", "--workspace", str(root)], envs[name], knits[name])
+            r["build"][name].append(wall)
+            r["build_rss"][name].append(rss)
         shutil.rmtree(tdir, ignore_errors=True)
-        wall, rss, _ = run_measured(child_cmd("tantivy-build", str(root), str(tdir)), env)
+        wall, rss, _ = run_measured(child_cmd("tantivy-build", str(root), str(tdir)), env_t)
         r["build"]["tantivy"].append(wall)
         r["build_rss"]["tantivy"].append(rss)
-    r["size_bytes"] = {"knit": dir_size(home), "tantivy": dir_size(tdir)}
+    r["size_bytes"] = {name: dir_size(homes[name]) for name in knits} | {"tantivy": dir_size(tdir)}
 
-    serve: dict = {"knit": [], "tantivy": []}
-    serve_rss: dict = {"knit": [], "tantivy": []}
+    serve: dict = {e: [] for e in engines}
     for _ in range(2):
-        _, peak, out = run_measured(child_cmd("knit-serve", str(root), str(rounds)), env)
-        serve["knit"].append(json.loads(out))
-        serve_rss["knit"].append(peak)
-        _, peak, out = run_measured(child_cmd("tantivy-serve", str(tdir), str(rounds)), env)
+        for name in knits:
+            _, _, out = run_measured(child_cmd("knit-serve", str(root), str(rounds)), envs[name])
+            serve[name].append(json.loads(out))
+        _, _, out = run_measured(child_cmd("tantivy-serve", str(tdir), str(rounds)), env_t)
         serve["tantivy"].append(json.loads(out))
-        serve_rss["tantivy"].append(peak)
-    for engine in ("knit", "tantivy"):
+    for engine in engines:
         # A query's first run in a process (its terms never looked up yet) and its repeats, apart.
         first = [v[0] for s in serve[engine] for v in s["query_ms"].values()]
         again = [t for s in serve[engine] for v in s["query_ms"].values() for t in v[1:]]
         r[f"query_{engine}"] = (statistics.median(first), percentile(first, 0.95))
         r[f"query_again_{engine}"] = (statistics.median(again), percentile(again, 0.95)) if again else (0.0, 0.0)
         r[f"rss_serving_{engine}"] = max(s["rss"] for s in serve[engine])
-        r[f"rss_serving_peak_{engine}"] = max(serve_rss[engine])
-    context = [t for s in serve["knit"] for t in s["context_ms"]]
-    r["context_knit"] = (statistics.median(context), percentile(context, 0.95))
-    r["knit_open_s"] = statistics.median(s["open_s"] for s in serve["knit"])
-    r["knit_loaded_from"] = serve["knit"][0]["loaded_from"]
+    for name in knits:
+        context = [t for s in serve[name] for t in s["context_ms"]]
+        r[f"context_{name}"] = (statistics.median(context), percentile(context, 0.95))
+        r[f"open_{name}"] = statistics.median(s["open_s"] for s in serve[name])
 
-    cold: dict = {"knit": [], "tantivy": []}
+    cold: dict = {e: [] for e in engines}
     for i in range(cold_repeat):
         q = QUERIES[(i * 7) % len(QUERIES)]
-        wall, _, _ = run_measured([*cli, "rank", "--workspace", str(root), "--query", q, "--limit", "10"], env)
-        cold["knit"].append(wall * 1000)
-        wall, _, _ = run_measured(child_cmd("tantivy-query", str(tdir), q), env)
+        for name in knits:
+            wall, _, _ = run_measured([*cli, "rank", "--workspace", str(root), "--query", q, "--limit", "10"],
+                                      envs[name], knits[name])
+            cold[name].append(wall * 1000)
+        wall, _, _ = run_measured(child_cmd("tantivy-query", str(tdir), q), env_t)
         cold["tantivy"].append(wall * 1000)
-    for engine in ("knit", "tantivy"):
+    for engine in engines:
         r[f"cold_{engine}"] = (statistics.median(cold[engine]), percentile(cold[engine], 0.95))
     return r
 
@@ -238,32 +246,36 @@ def report(r: dict) -> None:
         return f"{a / b:.1f}x" if b else "-"
 
     mb = 1024 * 1024
-    bk, bt = statistics.median(r["build"]["knit"]), statistics.median(r["build"]["tantivy"])
-    rows = [
-        ("cold index build (s)", f"{bk:.1f}", f"{bt:.1f}", ratio(bk, bt)),
-        ("build peak RSS (MB)", f"{max(r['build_rss']['knit']) / mb:.0f}",
-         f"{max(r['build_rss']['tantivy']) / mb:.0f}",
-         ratio(max(r["build_rss"]["knit"]), max(r["build_rss"]["tantivy"]))),
-        ("index size (MB)", f"{r['size_bytes']['knit'] / mb:.1f}", f"{r['size_bytes']['tantivy'] / mb:.1f}",
-         ratio(r["size_bytes"]["knit"], r["size_bytes"]["tantivy"])),
-        ("query in process, first time, median / p95 (ms)", "{:.2f} / {:.2f}".format(*r["query_knit"]),
-         "{:.2f} / {:.2f}".format(*r["query_tantivy"]), ratio(r["query_knit"][0], r["query_tantivy"][0])),
-        ("query in process, repeated, median / p95 (ms)", "{:.2f} / {:.2f}".format(*r["query_again_knit"]),
-         "{:.2f} / {:.2f}".format(*r["query_again_tantivy"]),
-         ratio(r["query_again_knit"][0], r["query_again_tantivy"][0])),
-        ("query from a cold process, median / p95 (ms)", "{:.0f} / {:.0f}".format(*r["cold_knit"]),
-         "{:.0f} / {:.0f}".format(*r["cold_tantivy"]), ratio(r["cold_knit"][0], r["cold_tantivy"][0])),
-        ("RSS while serving queries (MB)", f"{r['rss_serving_knit'] / mb:.0f}",
-         f"{r['rss_serving_tantivy'] / mb:.0f}", ratio(r["rss_serving_knit"], r["rss_serving_tantivy"])),
-        ("context pack in process, median / p95 (ms)", "{:.1f} / {:.1f}".format(*r["context_knit"]), "-", "-"),
-        ("open persistent index in process (s)", f"{r['knit_open_s']:.2f} ({r['knit_loaded_from']})", "-", "-"),
+    knits = [e for e in r["engines"] if e != "tantivy"]
+    build = {e: statistics.median(r["build"][e]) for e in r["engines"]}
+    peak = {e: max(r["build_rss"][e]) for e in r["engines"]}
+    lines = [
+        ("cold index build (s)", lambda e: f"{build[e]:.1f}", lambda e: build[e]),
+        ("build peak RSS (MB)", lambda e: f"{peak[e] / mb:.0f}", lambda e: peak[e]),
+        ("index size (MB)", lambda e: f"{r['size_bytes'][e] / mb:.1f}", lambda e: r["size_bytes"][e]),
+        ("query in process, first time, median / p95 (ms)", lambda e: "{:.2f} / {:.2f}".format(*r[f"query_{e}"]),
+         lambda e: r[f"query_{e}"][0]),
+        ("query in process, repeated, median / p95 (ms)",
+         lambda e: "{:.2f} / {:.2f}".format(*r[f"query_again_{e}"]), lambda e: r[f"query_again_{e}"][0]),
+        ("query from a cold process, median / p95 (ms)", lambda e: "{:.0f} / {:.0f}".format(*r[f"cold_{e}"]),
+         lambda e: r[f"cold_{e}"][0]),
+        ("RSS while serving queries (MB)", lambda e: f"{r[f'rss_serving_{e}'] / mb:.0f}",
+         lambda e: r[f"rss_serving_{e}"]),
     ]
+    names = {"knit": "Knit", "before": "Knit before", "tantivy": "tantivy"}
+    header = [names[e] for e in r["engines"]] + [f"{names[k]} / tantivy" for k in knits]
     print(f"\n## {r['size']} documents requested, {r['files']} text files")
-    print("| | Knit | tantivy | Knit / tantivy |\n|---|---|---|---|")
-    for row in rows:
-        print("| " + " | ".join(row) + " |")
-    print(f"(builds: knit {[round(x, 1) for x in r['build']['knit']]} s, "
-          f"tantivy {[round(x, 1) for x in r['build']['tantivy']]} s)", flush=True)
+    print("| | " + " | ".join(header) + " |\n|" + "---|" * (len(header) + 1))
+    for label, shown, value in lines:
+        cells = [shown(e) for e in r["engines"]] + [ratio(value(k), value("tantivy")) for k in knits]
+        print(f"| {label} | " + " | ".join(cells) + " |")
+    for label, key, fmt in (("context pack in process (knit_docs), median / p95 (ms)", "context", "{:.1f} / {:.1f}"),
+                            ("open the persistent index in process (s)", "open", "{:.2f}")):
+        values = [r[f"{key}_{k}"] for k in knits]
+        cells = [fmt.format(*v) if isinstance(v, tuple) else fmt.format(v) for v in values]
+        print(f"| {label} | " + " | ".join(cells + ["-"] * (len(header) - len(cells))) + " |")
+    print("(builds, s: " + ", ".join(f"{names[e]} {[round(x, 1) for x in r['build'][e]]}" for e in r["engines"])
+          + ")", flush=True)
 
 
 def child(argv: list[str]) -> int:
@@ -293,12 +305,14 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3, help="repeats of each query in process")
     parser.add_argument("--cold", type=int, default=7, help="cold-process queries per engine")
     parser.add_argument("--keep", metavar="DIR", help="generate workspaces here and keep them between runs")
+    parser.add_argument("--before", metavar="TREE", type=Path,
+                        help="another Knit checkout measured alongside (a column 'Knit before')")
     args = parser.parse_args()
     base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="knit-peers-"))
     base.mkdir(parents=True, exist_ok=True)
     try:
         for size in args.sizes:
-            report(measure(size, base, args.rounds, args.cold))
+            report(measure(size, base, args.rounds, args.cold, args.before))
     finally:
         if not args.keep:
             shutil.rmtree(base, ignore_errors=True)
