@@ -5,7 +5,9 @@ extracted fields, the body (zlib) and its links. Those rows are the durable trut
 crash or kill leaves a database that opens. For fast starts the in-memory postings are also saved as a snapshot
 tagged with the write generation it reflects; every write bumps the generation, so a snapshot that does not
 match (say, after a kill mid-index) is ignored and the index is rebuilt from the rows, without reading the
-workspace again. Bodies are not in the snapshot: they are read back from the rows when a passage needs them.
+workspace again. Bodies are not in the snapshot: they are read back from the rows when a passage needs them (and
+are not kept in memory after indexing). The snapshot's postings are compressed blocks, decompressed per block when
+one of its terms is first looked up.
 """
 
 from __future__ import annotations
@@ -410,7 +412,8 @@ class IndexStore:
         }
         if self.read_only:
             return
-        data = marshal.dumps(state)  # bytes slices only: quick; uncompressed, so a warm start does not inflate it
+        # Bytes slices only, each compressed on its own: quick to write, and a start inflates only what it reads.
+        data = marshal.dumps(state)
         with self.transaction():
             generation = self.generation
             self.db.execute("INSERT OR REPLACE INTO snapshot (id, generation, data) VALUES (1, ?, ?)", (generation, data))
