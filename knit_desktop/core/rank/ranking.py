@@ -6,7 +6,7 @@ which field) are worked out only for the rows someone looks at.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import overload
 
@@ -89,7 +89,8 @@ class LazyOrder:
     hits) is exact at once; the rest is sorted on the first read past it. The pages, the context pack and an
     agent's top ten never read past it, and a query matching most of 100,000 documents no longer sorts them."""
 
-    def __init__(self, head: np.ndarray, length: int, complete, parent: LazyOrder | None = None) -> None:
+    def __init__(self, head: np.ndarray, length: int, complete: Callable[[], np.ndarray],
+                 parent: LazyOrder | None = None) -> None:
         self.head = head
         self._length = length
         self._complete = complete  # () -> the whole order, as an array
@@ -105,19 +106,26 @@ class LazyOrder:
     def __len__(self) -> int:
         return self._length
 
-    def __getitem__(self, i):
+    @overload
+    def __getitem__(self, i: int) -> int: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> LazyOrder | np.ndarray: ...
+
+    def __getitem__(self, i: int | slice) -> int | LazyOrder | np.ndarray:
         if isinstance(i, slice):
             start, stop, step = i.indices(self._length)
             if start == 0 and step == 1:
                 return LazyOrder(self.head[:stop], stop, self._complete, self)
-            return self.full()[i]
+            part: np.ndarray = self.full()[i]
+            return part
         if i < 0:
             i += self._length
         if 0 <= i < len(self.head):
-            return self.head[i]
-        return self.full()[i]
+            return int(self.head[i])
+        return int(self.full()[i])
 
-    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+    def __array__(self, dtype: np.dtype | None = None, copy: bool | None = None) -> np.ndarray:
         full = self.full()
         return full if dtype is None else full.astype(dtype)
 
@@ -389,7 +397,8 @@ def _at_least_kth(ids: np.ndarray, raw: np.ndarray, k: int) -> np.ndarray:
     if k >= len(ids):
         return ids
     kth = np.partition(values, len(values) - k)[len(values) - k]
-    return ids[values >= kth]
+    chosen: np.ndarray = ids[values >= kth]
+    return chosen
 
 
 FUZZY_WEIGHT = 0.5
