@@ -166,3 +166,62 @@ def test_read_paths_map_into_the_workspace(tmp_path):
     assert workspace_rel("x.md", str(root), str(root / "a")) == "a/x.md"
     assert workspace_rel("../outside.md", str(root), str(root)) is None
     assert workspace_rel(str(tmp_path / "ws-other" / "x.md"), str(root), str(root)) is None
+
+
+def _wait_for(condition, timeout_s: float = 5.0) -> bool:
+    import time
+
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.02)
+    return condition()
+
+
+def test_a_long_lived_tool_applies_watched_changes_without_walking(project, tmp_path, now_ms, monkeypatch):
+    """After the first look, a call applies the paths the change feed saw; it walks only when directories came or
+    went (or the watch is not allowed)."""
+    from knit_desktop.core.workspace import Workspace
+
+    tool = KnitDocs(str(project), str(tmp_path / "no-dsh"))
+    try:
+        assert tool.call("retry backoff", now_ms=now_ms).structured["primary"][0]["rel"] == "docs/retry-policy.md"
+        feed = tool._feeds[str(project.resolve())]
+        assert feed.healthy
+        walks: list[str] = []
+        real_refresh = Workspace.refresh
+        monkeypatch.setattr(Workspace, "refresh", lambda self, *a, **k: walks.append(self.root) or real_refresh(self, *a, **k))
+
+        (project / "docs" / "zebra-migration.md").write_text("# Zebra migration\n\nThe zebra herd moves north.\n")
+        assert _wait_for(lambda: feed._paths)
+        data = tool.call("zebra herd", now_ms=now_ms).structured
+        assert data["primary"][0]["rel"] == "docs/zebra-migration.md" and walks == []
+
+        (project / "docs" / "theme.md").unlink()
+        assert _wait_for(lambda: feed._paths)
+        data = tool.call("colours fonts", now_ms=now_ms).structured
+        assert "docs/theme.md" not in str(data) and walks == []
+
+        (project / "guides").mkdir()  # a directory: the feed asks for a walk, and watches it from then on
+        (project / "guides" / "okapi.md").write_text("# Okapi\n\nOkapi sightings.\n")
+        assert _wait_for(lambda: feed._rescan)
+        data = tool.call("okapi sightings", now_ms=now_ms).structured
+        assert data["primary"][0]["rel"] == "guides/okapi.md" and len(walks) == 1
+        (project / "guides" / "tapir.md").write_text("# Tapir\n\nTapir tracks.\n")
+        assert _wait_for(lambda: feed._paths)
+        assert tool.call("tapir tracks", now_ms=now_ms).structured["primary"][0]["rel"] == "guides/tapir.md"
+        assert len(walks) == 1
+    finally:
+        tool.close()
+    assert not tool._feeds
+
+
+def test_without_watches_every_call_walks(project, tmp_path, now_ms):
+    tool = KnitDocs(str(project), str(tmp_path / "no-dsh"), watch=False)
+    try:
+        tool.call("retry backoff", now_ms=now_ms)
+        (project / "docs" / "zebra-migration.md").write_text("# Zebra migration\n\nThe zebra herd moves north.\n")
+        assert tool.call("zebra herd", now_ms=now_ms).structured["primary"][0]["rel"] == "docs/zebra-migration.md"
+    finally:
+        tool.close()

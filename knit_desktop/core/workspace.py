@@ -16,7 +16,14 @@ from typing import TYPE_CHECKING
 
 from .dsh.conversation import MAX_CHARS, Message, conversation_window
 from .index.boundary import OUTSIDE_REASON, OutsideWorkspace, WorkspaceNotFound, links_outside
-from .index.documents import SkipFile, content_hash, extract_document, kind_for_name, read_indexed_bytes
+from .index.documents import (
+    Document,
+    SkipFile,
+    content_hash,
+    extract_document,
+    kind_for_name,
+    read_indexed_bytes,
+)
 from .index.links import LinkGraph, Ref, build_graph, extract_refs
 from .index.pins import Pins
 from .index.scan import Candidate, FileStatus, candidate_for, walk_workspace
@@ -188,6 +195,7 @@ class Workspace:
         self._rows = self.store.rows(only_problems=True)
         for doc, refs in self.store.stored_documents():  # a kill mid-write left the snapshot behind: rebuild
             self.index.add(doc)
+            self.index.swap_document(self.store.stored_copy(doc))  # the text stays in its row until needed
             if refs:
                 self.refs[doc.rel] = refs
         self.last_refresh.loaded_from = "rows"
@@ -292,6 +300,13 @@ class Workspace:
         try:
             with self.store.batch():
                 yield
+            if not self.store.read_only:
+                # Committed: the text of what was indexed lives in its rows now; memory keeps the postings and
+                # the metadata (a 100,000-document build held every body, half a gigabyte, until it ended).
+                for rel in self._batch_rels:
+                    doc = self.index.get(rel)
+                    if doc is not None and type(doc) is Document and doc.body:
+                        self.index.swap_document(self.store.stored_copy(doc))
         except BaseException:
             for rel in self._batch_rels:
                 self.index.remove(rel)

@@ -1,5 +1,8 @@
 """Watching a workspace with watchdog; changes are coalesced per path and reported as workspace-relative paths.
 
+The plan of watches and the naming of event paths are `core.index.watching`'s (shared with the MCP server's
+Qt-free `ChangeFeed`); this adds the quiet period, Qt signals and the polling fallback.
+
 Ignored directories (dot-directories, node_modules, build, …) are not watched: a directory whose subtree holds
 none gets one recursive watch, a directory that holds some gets a non-recursive watch and its other children are
 planned the same way (watchdog runs a thread per scheduled watch, so watching every directory separately is not an
@@ -19,8 +22,7 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 from watchdog.observers.polling import PollingObserverVFS
 
-from ..core.index.boundary import display_rel
-from ..core.index.scan import is_skipped_dir, is_watched_path
+from ..core.index.watching import event_paths, listdir_skipping_ignored, plan_watches, relative_path
 
 QUIET_MS = 300  # a path is reported once it has been quiet this long (editors write in bursts)
 TICK_MS = 100
@@ -34,51 +36,10 @@ class _Forwarder(FileSystemEventHandler):
         self.watcher = watcher
 
     def on_any_event(self, event: FileSystemEvent) -> None:
-        if event.event_type in ("opened", "closed_no_write"):
-            return
-        if event.is_directory and event.event_type not in ("created", "deleted", "moved"):
-            return  # a directory "modified" only echoes a change to one of its files, reported on its own
-        paths = [event.src_path, getattr(event, "dest_path", "")]
-        rels = [r for r in (self.watcher.relative(os.fsdecode(p)) for p in paths if p) if r]
-        if event.is_directory:
-            rels = [r for r in rels if not is_skipped_dir(r.rsplit("/", 1)[-1])]
-        if rels:
-            self.watcher._arrived.emit(rels, 1 if event.is_directory else 0)
-
-
-def plan_watches(root: str) -> list[tuple[str, bool]]:
-    """(directory, recursive) pairs covering every non-ignored directory under `root` and no ignored one."""
-    plan: list[tuple[str, bool]] = []
-
-    def clean(directory: str) -> bool:
-        """Whether no ignored directory lies below `directory`; if one does, plan watches for this subtree."""
-        try:
-            with os.scandir(directory) as it:
-                children = [e for e in it if e.is_dir(follow_symlinks=False)]
-        except OSError:
-            return True  # unreadable: nothing below it can be watched anyway
-        all_clean = True
-        clean_children: list[str] = []
-        for child in children:
-            if is_skipped_dir(child.name):
-                all_clean = False
-            elif clean(child.path):
-                clean_children.append(child.path)
-            else:
-                all_clean = False
-        if all_clean:
-            return True  # the caller's recursive watch (or the root's) covers this subtree
-        plan.append((directory, False))
-        plan.extend((child, True) for child in clean_children)
-        return False
-
-    if clean(root):
-        plan.append((root, True))
-    return plan
-
-
-def _listdir_skipping_ignored(path: str):
-    return (entry for entry in os.scandir(path) if not (entry.is_dir(follow_symlinks=False) and is_skipped_dir(entry.name)))
+        found = event_paths(self.watcher.root, event)
+        if found is not None:
+            rels, is_directory = found
+            self.watcher._arrived.emit(rels, 1 if is_directory else 0)
 
 
 MODE_WATCHING = "watching"  # the system's file notifications
@@ -107,14 +68,7 @@ class WorkspaceWatcher(QObject):
         self._timer.timeout.connect(self._flush)
 
     def relative(self, path: str) -> str | None:
-        try:
-            rel = os.path.relpath(path, self.root)
-        except ValueError:
-            return None
-        rel = rel.replace(os.sep, "/")
-        if rel == "." or rel.startswith("../") or not is_watched_path(rel):
-            return None
-        return display_rel(rel)  # the index's name for it (a name that is not UTF-8 is escaped)
+        return relative_path(self.root, path)
 
     def start(self) -> None:
         try:
@@ -132,7 +86,7 @@ class WorkspaceWatcher(QObject):
         self._observer = observer
 
     def _start_polling(self, exc: OSError) -> None:
-        observer = PollingObserverVFS(os.stat, _listdir_skipping_ignored, polling_interval=POLL_INTERVAL_S)
+        observer = PollingObserverVFS(os.stat, listdir_skipping_ignored, polling_interval=POLL_INTERVAL_S)
         observer.schedule(_Forwarder(self), self.root, recursive=True)
         observer.start()
         self._observer = observer

@@ -2,12 +2,14 @@
 
 It answers with the context pack for the active DSH session's workspace (or a pinned one), ranked by that
 session's conversation or by an explicit query: structured content without scores, bodies or absolute paths,
-plus the text the model reads. Workspaces stay open between calls and are only refreshed (a stat walk), so a call
-costs a walk and a ranking, not an index load. Nothing is ever written into the workspace.
+plus the text the model reads. Workspaces stay open between calls and are watched (`ChangeFeed`): a call applies
+the paths that changed and ranks; it walks the workspace only when the watch cannot say (no watches allowed,
+directories changed, indexing unfinished) and every few minutes. Nothing is ever written into the workspace.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import sqlite3
@@ -21,6 +23,7 @@ from ..dsh.usage import UsageAudit
 from ..heap import release_heap, settle_heap
 from ..index.boundary import UnsafeWorkspace, WorkspaceNotFound, check_workspace
 from ..index.pins import Pins
+from ..index.watching import ChangeFeed
 from ..output.payloads import context_payload
 from ..output.render import render_context
 from ..workspace import RankInput, Workspace
@@ -29,6 +32,7 @@ from .specs import DEFAULT_LIMIT, KNIT_DOCS, KNIT_DOCS_DESCRIPTION, MAX_LIMIT
 # A workspace met for the first time is indexed for at most this long before the first answer (DSH waits 60 s).
 FIRST_ANSWER_BUDGET_S = 7.0
 OPEN_WORKSPACES = 4
+FULL_LOOK_S = 300.0  # a walk at least this often even with a change feed (a missed event is mended by then)
 TOOL_NAME = KNIT_DOCS
 DESCRIPTION = KNIT_DOCS_DESCRIPTION
 
@@ -59,7 +63,8 @@ class KnitDocs:
     got; `continue_indexing` goes on between calls."""
 
     def __init__(self, workspace: str | None = None, dsh_home_dir: str | None = None,
-                 first_answer_budget_s: float = FIRST_ANSWER_BUDGET_S, allow_large_workspace: bool = False) -> None:
+                 first_answer_budget_s: float = FIRST_ANSWER_BUDGET_S, allow_large_workspace: bool = False,
+                 watch: bool = True) -> None:
         self.pinned = os.path.realpath(os.path.expanduser(workspace)) if workspace else None
         self.allow_large = allow_large_workspace
         self.catalog = SessionCatalog(dsh_home(dsh_home_dir))
@@ -67,10 +72,17 @@ class KnitDocs:
         self.audit = UsageAudit()
         self.budget_s = first_answer_budget_s
         self._open: OrderedDict[str, Workspace] = OrderedDict()
+        # Long-lived: each open workspace is watched, and a call applies the changed paths instead of walking.
+        self.watch = watch
+        self._feeds: dict[str, ChangeFeed] = {}
+        self._walked: dict[str, float] = {}  # when each workspace was last walked
 
     def close(self) -> None:
-        for ws in self._open.values():
+        for root, ws in self._open.items():
+            with contextlib.suppress(Exception):  # what the feed applied since the last walk, for the next start
+                ws.save()
             ws.close()
+            self._unwatch(root)
         self._open.clear()
 
     def resolve_session(self, tool: str = TOOL_NAME, arguments: object = None) -> Resolved:
@@ -82,21 +94,51 @@ class KnitDocs:
         real = os.path.realpath(root)
         ws = self._open.pop(real, None)
         if ws is None:
+            self._watch(real)  # before the first look: nothing that changes during it is missed
             ws = open_workspace(real, self.budget_s)
+            self._walked[real] = time.monotonic()
             settle_heap()  # the server lives on: keep full collections from walking the index on every call
         else:
             try:
-                changed = ws.refresh(budget_s=self.budget_s).changes
+                changed = self._bring_up_to_date(real, ws)
             except Exception:
                 ws.close()  # reopened from scratch on the next call
+                self._unwatch(real)
                 raise
             if changed:
                 settle_heap()
         self._open[real] = ws
         while len(self._open) > OPEN_WORKSPACES:
-            self._open.popitem(last=False)[1].close()
+            old_root, old = self._open.popitem(last=False)
+            old.close()
+            self._unwatch(old_root)
             release_heap()
         return ws
+
+    def _bring_up_to_date(self, real: str, ws: Workspace) -> int:
+        """Apply what the change feed saw since the last call; walk the workspace only when the feed cannot say
+        (no watches, directories changed, indexing unfinished) or every FULL_LOOK_S as a safety net."""
+        feed = self._feeds.get(real)
+        paths, rescan = feed.drain() if feed is not None else ([], True)
+        stale = time.monotonic() - self._walked.get(real, 0.0) >= FULL_LOOK_S
+        if feed is None or not feed.healthy or rescan or stale or ws.last_refresh.pending:
+            changed = ws.refresh(budget_s=self.budget_s).changes
+            self._walked[real] = time.monotonic()
+            if feed is not None and rescan:
+                feed.restart()  # directories came or went: watch what is there now
+            return changed
+        return ws.apply_changes(paths).changes if paths else 0
+
+    def _watch(self, real: str) -> None:
+        if self.watch and real not in self._feeds:
+            feed = ChangeFeed(real)
+            feed.start()  # unhealthy when the system refuses watches: every call walks, as without a feed
+            self._feeds[real] = feed
+
+    def _unwatch(self, real: str) -> None:
+        feed = self._feeds.pop(real, None)
+        if feed is not None:
+            feed.stop()
 
     def workspace(self, root: str) -> Workspace:
         """The open workspace at `root` brought up to date, shared with the library tools (one index per process)."""

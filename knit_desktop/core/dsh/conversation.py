@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,6 +14,17 @@ MAX_MESSAGES = 6
 MESSAGE_CHARS = 2000
 MAX_CHARS = 6000
 TASK_CHARS = 80
+
+# A user who says they are changing the subject ("Different question: …", "换个话题，…") means the messages before it
+# are no longer what the conversation is about: the window ends there. Only near the start of the message, where
+# people say it; "a different question from last week's" further in is not a switch.
+TOPIC_SWITCH = re.compile(
+    r"\b(?:different|another|new|unrelated|separate|other) (?:question|topic|subject|thing)\b|"
+    r"\b(?:change|switch)(?:ing)? (?:of |the )?(?:topic|subject)s?\b|\bon another note\b|"
+    r"换个(?:问题|话题|事)|另一个问题|另外一个问题|别的问题|新问题|题外话|说点别的|换一个话题",
+    re.IGNORECASE,
+)
+SWITCH_REACH = 60  # characters from the start of a message where a switch is recognised
 
 
 @dataclass(frozen=True)
@@ -50,7 +62,14 @@ def conversation_window(messages: list[Message]) -> ConversationWindow:
         total += len(cut)
         if len(texts) >= MAX_MESSAGES or total >= MAX_CHARS:
             break
+        if message.role == "user" and changes_topic(cut):
+            break  # what came before is the previous topic
     return ConversationWindow(texts=texts, task=task)
+
+
+def changes_topic(text: str) -> bool:
+    """Whether a user message opens with a change of subject ("OK. Different question: …", "换个话题，…")."""
+    return TOPIC_SWITCH.search(text[:SWITCH_REACH]) is not None
 
 
 def counts_in_window(message: Message) -> bool:

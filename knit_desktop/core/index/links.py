@@ -26,6 +26,9 @@ _BARE = re.compile(
     r"(?:^|(?<=[\s(（]))((?:[\w.@+-]+/)*[\w.@+-]+\.(?:md|markdown|txt|pdf))(?![\w.])", re.IGNORECASE | re.MULTILINE
 )
 
+# Every bare path ends in one of these: without one, _BARE cannot match and is not run.
+_EXTENSION_HINT = re.compile(r"\.(?:md|markdown|txt|pdf)", re.IGNORECASE)
+
 
 @dataclass(frozen=True)
 class Ref:
@@ -49,22 +52,31 @@ def _blank(match: re.Match) -> str:
 def extract_refs(text: str) -> list[Ref]:
     """References in a Markdown body, first mention first, duplicates dropped, at most 500."""
     found: list[tuple[int, str]] = []
-    for m in _BACKTICK.finditer(text):
-        cand = _clean(m.group(1))
-        if cand:
-            found.append((m.start(), cand))
-    for m in _MD_LINK.finditer(text):
-        cand = _clean(unquote(m.group(1)))
-        if cand:
-            found.append((m.start(1), cand))
-    # Bare paths are looked for where backtick spans and link targets are blanked out, so
-    # `00_ Knit PRD/x.md` does not also yield PRD/x.md.
-    masked = _BACKTICK.sub(_blank, text)
-    masked = _LINK_TARGET.sub(_blank, masked)
-    for m in _BARE.finditer(masked):
-        cand = _clean(m.group(1))
-        if cand:
-            found.append((m.start(1), cand))
+    # Cheap guards first (substring searches at C speed): most documents have no backtick, no link and no
+    # file name, and the bare-path pattern was a tenth of a cold build when run over every body.
+    backticks = "`" in text
+    links = "](" in text
+    if backticks:
+        for m in _BACKTICK.finditer(text):
+            cand = _clean(m.group(1))
+            if cand:
+                found.append((m.start(), cand))
+    if links:
+        for m in _MD_LINK.finditer(text):
+            cand = _clean(unquote(m.group(1)))
+            if cand:
+                found.append((m.start(1), cand))
+    if _EXTENSION_HINT.search(text):
+        # Bare paths are looked for where backtick spans and link targets are blanked out, so
+        # `00_ Knit PRD/x.md` does not also yield PRD/x.md.
+        masked = _BACKTICK.sub(_blank, text) if backticks else text
+        masked = _LINK_TARGET.sub(_blank, masked) if links else masked
+        for m in _BARE.finditer(masked):
+            cand = _clean(m.group(1))
+            if cand:
+                found.append((m.start(1), cand))
+    if not found:
+        return []
     found.sort(key=lambda f: f[0])
     refs: list[Ref] = []
     seen: set[str] = set()

@@ -35,6 +35,15 @@ def field_tokens(text: str) -> Counter:
     return tokens
 
 
+def _capped(counts: Counter) -> Counter:
+    """The counts with none above TF_MAX (what a uint16 column holds); almost always the same Counter."""
+    if counts and max(counts.values()) > TF_MAX:
+        for token, n in counts.items():
+            if n > TF_MAX:
+                counts[token] = TF_MAX
+    return counts
+
+
 def field_sources(doc: Document) -> tuple[str, str, str]:
     """The title, summary and body as written (media: the file name), which the index cuts into keys."""
     if doc.is_media:
@@ -141,14 +150,19 @@ class SearchIndex:
         self.by_rel[doc.rel] = doc_id
         texts = field_sources(doc)
         self.lengths.append((latin_token_count(texts[0]), latin_token_count(texts[1]), latin_token_count(texts[2])))
-        counts = [field_tokens(t) if t else Counter() for t in texts]
-        for token in set(counts[0]) | set(counts[1]) | set(counts[2]):
-            tid = self.vocab.get(token)
+        title, summary, body = (_capped(field_tokens(t)) if t else {} for t in texts)
+        vocab, post_docs, post_tfs = self.vocab, self.post_docs, self.post_tfs
+        # This loop runs once per distinct word of every document of a build: plain dict lookups, no Counter
+        # default, no per-count min() (counts are capped once per field above).
+        for token in body.keys() | title.keys() | summary.keys() if title or summary else body:
+            tid = vocab.get(token)
             if tid is None:
                 tid = self._new_token(token)
-            self.post_docs[tid].append(doc_id)
-            for f, column in enumerate(self.post_tfs[tid]):
-                column.append(min(counts[f][token], TF_MAX))
+            post_docs[tid].append(doc_id)
+            t, s, b = post_tfs[tid]
+            t.append(title.get(token, 0))
+            s.append(summary.get(token, 0))
+            b.append(body.get(token, 0))
         self.version += 1
         return doc_id
 
@@ -171,6 +185,13 @@ class SearchIndex:
             for i in range(len(token) - 2):
                 self.trigrams.setdefault(token[i : i + 3], []).append(tid)
         return tid
+
+    def swap_document(self, doc: Document) -> None:
+        """Put an equal copy in place of the document at `doc.rel` (its postings stay): how a document's text
+        is let go once it is tokenised and stored."""
+        doc_id = self.by_rel.get(doc.rel)
+        if doc_id is not None:
+            self.docs[doc_id] = doc
 
     def documents(self) -> list[tuple[int, Document]]:
         return [(i, d) for i, d in enumerate(self.docs) if d is not None]

@@ -5,7 +5,9 @@ extracted fields, the body (zlib) and its links. Those rows are the durable trut
 crash or kill leaves a database that opens. For fast starts the in-memory postings are also saved as a snapshot
 tagged with the write generation it reflects; every write bumps the generation, so a snapshot that does not
 match (say, after a kill mid-index) is ignored and the index is rebuilt from the rows, without reading the
-workspace again. Bodies are not in the snapshot: they are read back from the rows when a passage needs them.
+workspace again. Bodies are not in the snapshot: they are read back from the rows when a passage needs them (and
+are not kept in memory after indexing). The snapshot's postings are compressed blocks, decompressed per block when
+one of its terms is first looked up.
 """
 
 from __future__ import annotations
@@ -16,13 +18,18 @@ import marshal
 import os
 import shutil
 import sqlite3
+import threading
 import zlib
 from array import array
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import numpy as np
+import zstandard
 
 from .documents import TRUNCATED_NOTE, Document
 from .links import Ref
@@ -30,12 +37,13 @@ from .scan import FileStatus
 from .search_index import SearchIndex
 
 SCHEMA_VERSION = 1
-SNAPSHOT_FORMAT = 6
+SNAPSHOT_FORMAT = 7
 # Snapshot lists are marshalled in slices: one marshal call holds the GIL throughout, and a 20,000-document list
 # in one call would freeze the window (which shares the GIL with the indexer thread) for 30-80 ms.
 SNAPSHOT_SLICE = 2000
 # A snapshot with more removed than this share of documents is rebuilt instead, dropping dead postings.
 MAX_DEAD_SHARE = 0.3
+CACHED_BODIES = 64  # bodies a store keeps after reading them (about two context packs' worth)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -77,9 +85,11 @@ class StoredDocument(Document):
 
     @property
     def body(self) -> str:
-        if self._body is None:
-            self._body = self._store.load_body(self.rel) if self._store is not None else ""
-        return self._body
+        if self._body is not None:
+            return self._body
+        # Not kept on the document: a long-lived process that showed passages of every document would end up
+        # holding every body. The store keeps the last few read (a pack reads each one several times).
+        return self._store.cached_body(self.rel) if self._store is not None else ""
 
     @body.setter
     def body(self, value: str | None) -> None:
@@ -115,6 +125,8 @@ class IndexStore:
         self.read_only = False
         self.notice = ""
         self._pending: list[tuple[str, tuple]] | None = None
+        self._bodies: OrderedDict[str, str] = OrderedDict()
+        self._bodies_lock = threading.Lock()
         try:
             db_path.parent.mkdir(parents=True, exist_ok=True)
         except OSError:
@@ -306,6 +318,7 @@ class IndexStore:
 
     def put_document(self, doc: Document, refs: list[Ref]) -> None:
         """Record an indexed document (call inside a transaction)."""
+        self._forget_body(doc.rel)
         self._bump()
         self._write(
             "INSERT OR REPLACE INTO files (rel, kind, mtime_ms, size, content_hash, state, reason, title, summary,"
@@ -320,6 +333,7 @@ class IndexStore:
 
     def put_status(self, status: FileStatus, kind: str, mtime_ms: int, size: int) -> None:
         """Record a file that is skipped or failed, with why (call inside a transaction)."""
+        self._forget_body(status.rel)
         self._bump()
         self._write(
             "INSERT OR REPLACE INTO files (rel, kind, mtime_ms, size, state, reason) VALUES (?, ?, ?, ?, ?, ?)",
@@ -331,8 +345,35 @@ class IndexStore:
         self._write("UPDATE files SET mtime_ms = ?, size = ? WHERE rel = ?", (mtime_ms, size, rel))
 
     def delete(self, rel: str) -> None:
+        self._forget_body(rel)
         self._bump()
         self._write("DELETE FROM files WHERE rel = ?", (rel,))
+
+    def stored_copy(self, doc: Document) -> StoredDocument:
+        """`doc` without its text in memory: the body is read back from its (committed) row when needed."""
+        copy = object.__new__(StoredDocument)
+        copy.__dict__.update(rel=doc.rel, kind=doc.kind, title=doc.title, summary=doc.summary,
+                             mtime_ms=doc.mtime_ms, size=doc.size, truncated=doc.truncated,
+                             content_hash=doc.content_hash, page_starts=doc.page_starts, note=doc.note, _store=self)
+        return copy
+
+    def cached_body(self, rel: str) -> str:
+        """The stored body of `rel`, from a small cache of the last bodies read."""
+        with self._bodies_lock:
+            body = self._bodies.get(rel)
+            if body is not None:
+                self._bodies.move_to_end(rel)
+                return body
+        body = self.load_body(rel)
+        with self._bodies_lock:
+            self._bodies[rel] = body
+            while len(self._bodies) > CACHED_BODIES:
+                self._bodies.popitem(last=False)
+        return body
+
+    def _forget_body(self, rel: str) -> None:
+        with self._bodies_lock:
+            self._bodies.pop(rel, None)
 
     def load_body(self, rel: str) -> str:
         row = self.db.execute("SELECT body FROM files WHERE rel = ?", (rel,)).fetchone()
@@ -371,7 +412,8 @@ class IndexStore:
         }
         if self.read_only:
             return
-        data = marshal.dumps(state)  # bytes slices only: quick; uncompressed, so a warm start does not inflate it
+        # Bytes slices only, each compressed on its own: quick to write, and a start inflates only what it reads.
+        data = marshal.dumps(state)
         with self.transaction():
             generation = self.generation
             self.db.execute("INSERT OR REPLACE INTO snapshot (id, generation, data) VALUES (1, ?, ?)", (generation, data))
@@ -392,7 +434,8 @@ class IndexStore:
                 state[key] = _load_slices(state[key])
             state["trigrams"] = dict(_load_slices(state["trigrams"]))
             state["refs"] = dict(_load_slices(state["refs"]))
-        except (ValueError, EOFError, TypeError, KeyError):
+            postings = _unpack_postings(state["postings"])
+        except (ValueError, EOFError, TypeError, KeyError, zstandard.ZstdError):
             return None
         live = sum(1 for d in state["docs"] if d is not None)
         if state["docs"] and (len(state["docs"]) - live) / len(state["docs"]) > MAX_DEAD_SHARE:
@@ -415,7 +458,7 @@ class IndexStore:
         index.lengths = [tuple(x) for x in state["lengths"]]
         index.tokens = state["tokens"]
         index.vocab = {token: tid for tid, token in enumerate(index.tokens)}
-        index.post_docs, index.post_tfs = _unpack_postings(state["postings"])
+        index.post_docs, index.post_tfs = postings
         index.trigrams = state["trigrams"]
         index.version = 1
         refs = {rel: [Ref(raw, line) for raw, line in items] for rel, items in state["refs"].items()}
@@ -423,30 +466,51 @@ class IndexStore:
 
 
 def _dump_slices(items: list) -> list[bytes]:
-    return [marshal.dumps(items[i : i + SNAPSHOT_SLICE]) for i in range(0, len(items), SNAPSHOT_SLICE)]
+    return [_ZSTD_FAST.compress(marshal.dumps(items[i : i + SNAPSHOT_SLICE]))
+            for i in range(0, len(items), SNAPSHOT_SLICE)]
 
 
 def _load_slices(slices: list[bytes]) -> list:
     items: list = []
     for piece in slices:
-        items.extend(marshal.loads(piece))
+        items.extend(marshal.loads(zstandard.ZstdDecompressor().decompress(piece)))
     return items
 
 
-def _pack_postings(index: SearchIndex) -> tuple[bytes, bytes, bytes, bytes, bytes]:
-    """All posting lists as four concatenated columns plus where each token's list starts."""
+# Postings are saved in blocks of about this many entries, each compressed on its own (zstd, fast level: the
+# counts are mostly 0 and 1 and the ids ascend, so a block shrinks about ninefold), and a block is only
+# decompressed when a term inside it is first looked up: a one-query process touches a few blocks of hundreds.
+POSTINGS_BLOCK = 65536
+_ZSTD_FAST = zstandard.ZstdCompressor(level=1)
+
+
+def _pack_postings(index: SearchIndex) -> dict:
+    """All posting lists as blocks of consecutive tokens, each block four columns (document ids as uint32,
+    title / summary / body counts as uint16) compressed together, plus where each token's list starts."""
     lengths = array("I", (len(a) for a in index.post_docs))
     columns = [array("I"), array("H"), array("H"), array("H")]
     for docs, tfs in zip(index.post_docs, index.post_tfs):
         columns[0].extend(docs)
         for column, values in zip(columns[1:], tfs):
             column.extend(values)
-    return (lengths.tobytes(), *(c.tobytes() for c in columns))  # type: ignore[return-value]
+    starts = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(np.frombuffer(lengths, dtype=np.uint32), out=starts[1:])
+    # A block starts at the first token whose list starts past the next multiple of POSTINGS_BLOCK.
+    first_tokens = np.unique(np.searchsorted(starts[:-1], np.arange(0, int(starts[-1]) or 1, POSTINGS_BLOCK)))
+    bounds = [int(t) for t in first_tokens] + [len(lengths)]
+    if bounds[0] != 0:
+        bounds.insert(0, 0)
+    blocks = []
+    for b0, b1 in zip(bounds, bounds[1:]):
+        p0, p1 = int(starts[b0]), int(starts[b1])
+        raw = b"".join(memoryview(c)[p0:p1].tobytes() for c in columns)
+        blocks.append(_ZSTD_FAST.compress(raw))
+    return {"lengths": _ZSTD_FAST.compress(lengths.tobytes()), "block_tokens": bounds, "blocks": blocks}
 
 
 class LazyPostingLists(list):
-    """Per-token posting arrays cut from the snapshot's columns on first use; most tokens are never queried
-    in a session, so a warm start does not build the ~100k small arrays up front."""
+    """Per-token posting arrays cut from the snapshot's blocks on first use; most tokens are never queried
+    in a session, so a warm start neither decompresses nor builds the ~100k small arrays up front."""
 
     def __init__(self, count: int, build: Callable[[int], object]) -> None:
         super().__init__([None] * count)
@@ -463,21 +527,61 @@ class LazyPostingLists(list):
         return (self[i] for i in range(len(self)))
 
 
-def _unpack_postings(packed: tuple[bytes, ...]) -> tuple[list, list]:
-    lengths = array("I")
-    lengths.frombytes(packed[0])
-    starts = array("Q", [0]) * (len(lengths) + 1)
-    total = 0
-    for i, n in enumerate(lengths):
-        total += n
-        starts[i + 1] = total
-    views = [memoryview(packed[1]).cast("I")] + [memoryview(b).cast("H") for b in packed[2:]]
+class _PostingBlocks:
+    """The saved blocks with a small cache of decompressed ones (a query's terms often share blocks)."""
 
-    def cut(view: memoryview, typecode: str, i: int) -> array:
-        values = array(typecode)
-        values.frombytes(view[starts[i] : starts[i + 1]].tobytes())
-        return values
+    CACHED = 4
 
-    docs = LazyPostingLists(len(lengths), lambda i: cut(views[0], "I", i))
-    tfs = LazyPostingLists(len(lengths), lambda i: tuple(cut(v, "H", i) for v in views[1:]))
+    def __init__(self, packed: dict) -> None:
+        self.lengths = np.frombuffer(zstandard.ZstdDecompressor().decompress(packed["lengths"]), dtype=np.uint32)
+        self.starts = np.zeros(len(self.lengths) + 1, dtype=np.int64)
+        np.cumsum(self.lengths, out=self.starts[1:])
+        self.block_tokens = np.asarray(packed["block_tokens"], dtype=np.int64)
+        self.blocks: list[bytes] = packed["blocks"]
+        if len(self.block_tokens) != len(self.blocks) + 1 or self.block_tokens[-1] != len(self.lengths):
+            raise ValueError("postings blocks do not cover the vocabulary")
+        self._decoded: dict[int, tuple[np.ndarray, ...]] = {}
+
+    def _block(self, b: int) -> tuple[np.ndarray, ...]:
+        decoded = self._decoded.get(b)
+        if decoded is None:
+            raw = zstandard.ZstdDecompressor().decompress(self.blocks[b])
+            n = int(self.starts[self.block_tokens[b + 1]] - self.starts[self.block_tokens[b]])
+            if len(raw) != n * 10:
+                raise ValueError("a postings block has the wrong size")
+            decoded = (np.frombuffer(raw, dtype=np.uint32, count=n),
+                       *(np.frombuffer(raw, dtype=np.uint16, count=n, offset=n * (4 + 2 * f)) for f in range(3)))
+            if len(self._decoded) >= self.CACHED:
+                self._decoded.clear()
+            self._decoded[b] = decoded
+        return decoded
+
+    def cut(self, i: int) -> tuple[array, tuple[array, array, array]]:
+        b = int(np.searchsorted(self.block_tokens, i, side="right")) - 1
+        base = int(self.starts[self.block_tokens[b]])
+        lo, hi = int(self.starts[i]) - base, int(self.starts[i + 1]) - base
+        ids, *tfs = self._block(b)
+        docs = array("I")
+        docs.frombytes(ids[lo:hi].tobytes())
+        columns = []
+        for column in tfs:
+            values = array("H")
+            values.frombytes(column[lo:hi].tobytes())
+            columns.append(values)
+        return docs, tuple(columns)  # type: ignore[return-value]
+
+
+def _unpack_postings(packed: dict) -> tuple[list, list]:
+    blocks = _PostingBlocks(packed)
+    cut: dict[int, tuple] = {}
+
+    def both(i: int) -> tuple:
+        # The two lists are asked for one after the other; the pair is cut once.
+        pair = cut.pop(i, None)
+        if pair is None:
+            pair = cut[i] = blocks.cut(i)
+        return pair
+
+    docs = LazyPostingLists(len(blocks.lengths), lambda i: both(i)[0])
+    tfs = LazyPostingLists(len(blocks.lengths), lambda i: both(i)[1])
     return docs, tfs

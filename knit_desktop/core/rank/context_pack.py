@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 from ..index.links import LinkGraph
@@ -135,7 +136,12 @@ def build_context_pack(
         if record.raw / top_raw < PRIMARY_MIN_SHARE:
             break  # ranked by raw: nothing further down can reach the share
     placed = {r.doc.rel for r in primary}
-    body_only = (r for r in hits if r.doc.rel not in placed)  # evaluated lazily: `placed` grows meanwhile
+    # Below the passage window only a strong body hit can be supporting: those rows are found over the
+    # postings, so a pack never builds the row of every hit (tens of thousands at 100k documents).
+    in_window = hits[:PASSAGE_WINDOW]
+    window_ids = {r.doc_id for r in in_window}
+    deep = (ranking.row(int(d)) for d in ranking.strong_body_hits(STRONG_BODY_TF) if int(d) not in window_ids)
+    body_only = (r for r in itertools.chain(in_window, deep) if r.doc.rel not in placed)  # lazily: `placed` grows
 
     in_pool = ranking.pool.mask
     doc_ids = ranking.index.by_rel

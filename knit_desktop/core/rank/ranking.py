@@ -6,7 +6,7 @@ which field) are worked out only for the rows someone looks at.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import overload
 
@@ -84,6 +84,55 @@ class RowDetails:
         return RankedDoc(doc_id, self.index.docs[doc_id], raw, score, hits)  # type: ignore[arg-type]
 
 
+class LazyOrder:
+    """Document ids in rank order, sorted only as far as someone reads: the head (at least the top HEAD_ROWS
+    hits) is exact at once; the rest is sorted on the first read past it. The pages, the context pack and an
+    agent's top ten never read past it, and a query matching most of 100,000 documents no longer sorts them."""
+
+    def __init__(self, head: np.ndarray, length: int, complete: Callable[[], np.ndarray],
+                 parent: LazyOrder | None = None) -> None:
+        self.head = head
+        self._length = length
+        self._complete = complete  # () -> the whole order, as an array
+        self._parent = parent
+        self._full: np.ndarray | None = None
+
+    def full(self) -> np.ndarray:
+        if self._full is None:
+            whole = self._parent.full() if self._parent is not None else self._complete()
+            self._full = whole[: self._length]
+        return self._full
+
+    def __len__(self) -> int:
+        return self._length
+
+    @overload
+    def __getitem__(self, i: int) -> int: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> LazyOrder | np.ndarray: ...
+
+    def __getitem__(self, i: int | slice) -> int | LazyOrder | np.ndarray:
+        if isinstance(i, slice):
+            start, stop, step = i.indices(self._length)
+            if start == 0 and step == 1:
+                return LazyOrder(self.head[:stop], stop, self._complete, self)
+            part: np.ndarray = self.full()[i]
+            return part
+        if i < 0:
+            i += self._length
+        if 0 <= i < len(self.head):
+            return int(self.head[i])
+        return int(self.full()[i])
+
+    def __array__(self, dtype: np.dtype | None = None, copy: bool | None = None) -> np.ndarray:
+        full = self.full()
+        return full if dtype is None else full.astype(dtype)
+
+
+HEAD_ROWS = 128
+
+
 class RankedList(Sequence):
     """The ranking in order; each row's details are built on first access."""
 
@@ -133,6 +182,7 @@ class Ranking:
         order: np.ndarray,
         hit_count: int,
         fuzzy: list[tuple[Keyword, TermPostings]] | None = None,
+        real: np.ndarray | None = None,
     ) -> None:
         self.index = index
         self.pool = pool
@@ -144,11 +194,16 @@ class Ranking:
         self.present = [k for k, _ in present]
         self._fuzzy = fuzzy or []  # near-misses (Keyword.term is the label) with their postings
         self.fuzzy_labels = [k.term for k, _ in self._fuzzy]
+        self._raw = raw
+        self._real = real if real is not None else raw > 0  # documents with a hit that is not a near-miss
         self.total = pool.size
         self.hit_count = hit_count
         self._order = order
         self._positions: np.ndarray | None = None
-        details = RowDetails(index, raw, present, self._fuzzy)
+        self._max_body: dict[str, int] = {}
+        self._head_positions: dict[int, int] | None = None
+        self._rows_below_head: dict[int, RankedDoc] = {}
+        self._details = details = RowDetails(index, raw, present, self._fuzzy)
         self.ranked = RankedList(details, order)
         self.hits = RankedList(details, order[:hit_count], self.ranked._rows)
         self.topic = topic_for(self.present, lambda label: index.contains_text(label, pool)) if self.present else ""
@@ -161,21 +216,59 @@ class Ranking:
 
     def max_body_tf(self, term: str) -> int:
         """The highest body count of `term` over the pool (the deep-hit rule compares against it)."""
-        for keyword, postings in self._present:
-            if keyword.term == term:
-                return int(postings.body.max()) if len(postings) else 0
-        return 0
+        cached = self._max_body.get(term)
+        if cached is None:
+            cached = 0
+            for keyword, postings in self._present:
+                if keyword.term == term:
+                    cached = int(postings.body.max()) if len(postings) else 0
+                    break
+            self._max_body[term] = cached
+        return cached
+
+    def strong_body_hits(self, min_tf: int) -> np.ndarray:
+        """The hits (document ids, in rank order) with some keyword or near-miss at least `min_tf` times in the
+        body and at least as often as in any pool document (`max_body_tf`): the candidates of the deep-hit
+        rule, found over the postings instead of by building every row."""
+        found = [
+            p.ids[p.body >= max(min_tf, self.max_body_tf(keyword.term))]
+            for keyword, p in self._present + self._fuzzy
+        ]
+        ids = np.unique(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
+        return self._in_rank_order(ids[self._raw[ids] > 0]) if len(ids) else ids
+
+    def _in_rank_order(self, ids: np.ndarray) -> np.ndarray:
+        return _rank_sorted(ids, self._raw, self._real, self.pool)
+
+    def _head_position(self, doc_id: int) -> int | None:
+        """The position of a document in the sorted head, without sorting the rest (None: not in the head,
+        or the head is not all that is sorted)."""
+        if self._positions is not None or not isinstance(self._order, LazyOrder) or self._order._full is not None:
+            return None
+        if self._head_positions is None:
+            self._head_positions = {int(d): i for i, d in enumerate(self._order.head)}
+        return self._head_positions.get(doc_id)
 
     def position(self, doc_id: int) -> int:
         """Where a document sits in the ranking (0-based)."""
+        found = self._head_position(doc_id)
+        if found is not None:
+            return found
         if self._positions is None:
             self._positions = np.empty(len(self.index.docs), dtype=np.int64)
-            self._positions[self._order] = np.arange(len(self._order))
+            self._positions[np.asarray(self._order)] = np.arange(len(self._order))
         return int(self._positions[doc_id])
 
     def row(self, doc_id: int) -> RankedDoc:
-        """The ranked row of any pool document (shares the rows the list has built)."""
-        return self.ranked[self.position(doc_id)]
+        """The ranked row of any pool document (shares the rows the list has built). A document below the
+        sorted head gets its row without the rest of the order being sorted (`position` sorts it if asked)."""
+        found = self._head_position(doc_id)
+        if found is not None or self._positions is not None or not isinstance(self._order, LazyOrder):
+            return self.ranked[found if found is not None else self.position(doc_id)]
+        row = self._rows_below_head.get(doc_id)
+        if row is None:
+            row = self._rows_below_head[doc_id] = self._details.row(doc_id)
+        return row
 
 def freshness(mtime_ms: int, now_ms: int) -> float:
     return 1.0 - min(1.0, max(0, now_ms - mtime_ms) / FRESHNESS_WINDOW_MS)
@@ -271,13 +364,41 @@ def rank(
     age = np.maximum(0, now_ms - pool.mtimes[hit_ids])
     fresh = 1.0 - np.minimum(1.0, age / FRESHNESS_WINDOW_MS)
     raw[hit_ids] *= 1 + FRESHNESS_BOOST * fresh
-    # A document with a real hit always ranks above one that only has near-misses.
-    hit_order = hit_ids[
-        np.lexsort((pool.rel_rank[hit_ids], -pool.mtimes[hit_ids], -raw[hit_ids], ~real[hit_ids]))
-    ]
-    rest = pool.time_order[raw[pool.time_order] <= 0]
-    order = np.concatenate([hit_order, rest])
-    return Ranking(index, pool, mode, sort, keywords, present, raw, order, len(hit_ids), fuzzy)
+    head = _rank_sorted(_head_candidates(hit_ids, raw, real), raw, real, pool)
+
+    def complete() -> np.ndarray:
+        rest = pool.time_order[raw[pool.time_order] <= 0]
+        return np.concatenate([_rank_sorted(hit_ids, raw, real, pool), rest])
+
+    order = LazyOrder(head, pool.size, complete)
+    return Ranking(index, pool, mode, sort, keywords, present, raw, order, len(hit_ids), fuzzy, real)  # type: ignore[arg-type]
+
+
+def _rank_sorted(ids: np.ndarray, raw: np.ndarray, real: np.ndarray, pool: Pool) -> np.ndarray:
+    """Hits in rank order: a document with a real hit above one with only near-misses, then by score, newer
+    first, then by path."""
+    return ids[np.lexsort((pool.rel_rank[ids], -pool.mtimes[ids], -raw[ids], ~real[ids]))]
+
+
+def _head_candidates(hit_ids: np.ndarray, raw: np.ndarray, real: np.ndarray) -> np.ndarray:
+    """The hits that can be among the top HEAD_ROWS (all ties at the cut included), found by argpartition-style
+    selection in O(hits): sorted, they are exactly the head of the full order."""
+    if len(hit_ids) <= 2 * HEAD_ROWS:
+        return hit_ids
+    is_real = real[hit_ids]
+    real_ids, near_ids = hit_ids[is_real], hit_ids[~is_real]
+    if len(real_ids) >= HEAD_ROWS:
+        return _at_least_kth(real_ids, raw, HEAD_ROWS)
+    return np.concatenate([real_ids, _at_least_kth(near_ids, raw, HEAD_ROWS - len(real_ids))])
+
+
+def _at_least_kth(ids: np.ndarray, raw: np.ndarray, k: int) -> np.ndarray:
+    values = raw[ids]
+    if k >= len(ids):
+        return ids
+    kth = np.partition(values, len(values) - k)[len(values) - k]
+    chosen: np.ndarray = ids[values >= kth]
+    return chosen
 
 
 FUZZY_WEIGHT = 0.5

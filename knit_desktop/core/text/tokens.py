@@ -6,6 +6,7 @@ import re
 import threading
 from collections.abc import Iterator
 from functools import lru_cache
+from operator import add
 
 import Stemmer
 
@@ -177,18 +178,71 @@ def key_positions(text: str, key: str) -> list[int]:
             out.append(pos)
             pos = text.find(key, pos + len(key))
         return out
-    return [start for k, start in latin_words(text) if k == key]
+    runs = _runs_by_key(text).get(key)
+    if not runs:
+        return []
+    out = []
+    for match in _runs_pattern(tuple(sorted(runs))).finditer(text):
+        base = match.start()
+        out.extend(base + offset for k, offset in run_keys(match.group(0)) if k == key)
+    return out
+
+
+def _runs_by_key(text: str) -> dict[str, list[str]]:
+    if len(text) <= _CACHED_TEXT_CHARS:
+        return _passage_runs_by_key(text)
+    cached = _LAST_LONG_TEXT[0]  # one read: another thread may replace it meanwhile
+    if cached[0] is not text:  # a whole body, searched for each of its hits in turn: kept until the next one
+        cached = _LAST_LONG_TEXT[0] = (text, _scan_runs_by_key(text))
+    return cached[1]
+
+
+# Passages are at most 1,200 characters: those are cached by text, many at a time; a long body only while it
+# is the last one asked about, so the cache never holds more than a few megabytes.
+_CACHED_TEXT_CHARS = 4096
+_LAST_LONG_TEXT: list[tuple[str | None, dict[str, list[str]]]] = [(None, {})]
+
+
+def _scan_runs_by_key(text: str) -> dict[str, list[str]]:
+    """Which distinct Latin runs of a text carry each key. Distinct runs are found in C (findall, set), so a
+    text costs Python work per distinct word, not per word; most keys of a query are in no run at all."""
+    out: dict[str, list[str]] = {}
+    for run in set(LATIN_DOC_RUN.findall(text)):
+        for k, _ in run_keys(run):
+            found = out.get(k)
+            if found is None:
+                out[k] = [run]
+            elif found[-1] != run:
+                found.append(run)
+    return out
+
+
+@lru_cache(maxsize=1024)
+def _passage_runs_by_key(text: str) -> dict[str, list[str]]:
+    # A passage is searched for each keyword of a query in turn; a string caches its hash, so a repeated
+    # lookup of the same text is a dictionary probe.
+    return _scan_runs_by_key(text)
+
+
+@lru_cache(maxsize=1024)
+def _runs_pattern(runs: tuple[str, ...]) -> re.Pattern:
+    """Whole Latin runs equal to one of `runs` (the boundaries are those of LATIN_DOC_RUN)."""
+    return re.compile(r"(?<![A-Za-z0-9_])(?:" + "|".join(runs) + r")(?![A-Za-z0-9_])")
 
 
 def cjk_grams(text: str) -> list[str]:
     """Every 2-gram and 3-gram inside each maximal CJK run (the document side of CJK matching)."""
     grams: list[str] = []
+    if text.isascii():  # checked at C speed; most English text has no CJK run to look for
+        return grams
     for run in CJK_RUN.findall(text):
-        n = len(run)
-        if n < 2:
+        if len(run) < 2:
             continue
-        grams.extend(run[i : i + 2] for i in range(n - 1))
-        grams.extend(run[i : i + 3] for i in range(n - 2))
+        # Pairs and triples of characters joined by map() over shifted copies: no Python loop per character
+        # (gram generation was about a third of a cold build of a partly Chinese workspace).
+        pairs = list(map(add, run[:-1], run[1:]))
+        grams.extend(pairs)
+        grams.extend(map(add, pairs[:-1], run[2:]))
     return grams
 
 

@@ -1,0 +1,145 @@
+"""Watching a workspace for changes, without Qt: which directories to watch, how an event names a workspace path,
+and `ChangeFeed`, the set of paths changed since it was last read (what the MCP server uses instead of walking
+the workspace on every call). The window's `services.watcher` adds Qt timers and signals on top of the same pieces.
+
+Ignored directories (dot-directories, node_modules, build, …) are not watched: a directory whose subtree holds
+none gets one recursive watch, a directory that holds some gets a non-recursive watch and its other children are
+planned the same way (watchdog runs a thread per scheduled watch, so watching every directory separately is not an
+option).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from collections.abc import Iterator
+
+from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.observers import Observer
+
+from .boundary import display_rel
+from .scan import is_skipped_dir, is_watched_path
+
+
+def plan_watches(root: str) -> list[tuple[str, bool]]:
+    """(directory, recursive) pairs covering every non-ignored directory under `root` and no ignored one."""
+    plan: list[tuple[str, bool]] = []
+
+    def clean(directory: str) -> bool:
+        """Whether no ignored directory lies below `directory`; if one does, plan watches for this subtree."""
+        try:
+            with os.scandir(directory) as it:
+                children = [e for e in it if e.is_dir(follow_symlinks=False)]
+        except OSError:
+            return True  # unreadable: nothing below it can be watched anyway
+        all_clean = True
+        clean_children: list[str] = []
+        for child in children:
+            if is_skipped_dir(child.name):
+                all_clean = False
+            elif clean(child.path):
+                clean_children.append(child.path)
+            else:
+                all_clean = False
+        if all_clean:
+            return True  # the caller's recursive watch (or the root's) covers this subtree
+        plan.append((directory, False))
+        plan.extend((child, True) for child in clean_children)
+        return False
+
+    if clean(root):
+        plan.append((root, True))
+    return plan
+
+
+def listdir_skipping_ignored(path: str) -> Iterator[os.DirEntry[str]]:
+    """A directory listing that never enters ignored directories (for watchdog's polling observer)."""
+    return (entry for entry in os.scandir(path)
+            if not (entry.is_dir(follow_symlinks=False) and is_skipped_dir(entry.name)))
+
+
+def relative_path(root: str, path: str) -> str | None:
+    """The index's name for `path` under the (real) `root`, or None when it is outside or never indexed."""
+    try:
+        rel = os.path.relpath(path, root)
+    except ValueError:
+        return None
+    rel = rel.replace(os.sep, "/")
+    if rel == "." or rel.startswith("../") or not is_watched_path(rel):
+        return None
+    return display_rel(rel)  # a name that is not UTF-8 is escaped, as the index names it
+
+
+def event_paths(root: str, event: FileSystemEvent) -> tuple[list[str], bool] | None:
+    """The workspace paths an event is about and whether they are directories; None for events that change
+    nothing the index holds."""
+    if event.event_type in ("opened", "closed_no_write"):
+        return None
+    if event.is_directory and event.event_type not in ("created", "deleted", "moved"):
+        return None  # a directory "modified" only echoes a change to one of its files, reported on its own
+    paths = [event.src_path, getattr(event, "dest_path", "")]
+    rels = [r for r in (relative_path(root, os.fsdecode(p)) for p in paths if p) if r]
+    if event.is_directory:
+        rels = [r for r in rels if not is_skipped_dir(r.rsplit("/", 1)[-1])]
+    return (rels, bool(event.is_directory)) if rels else None
+
+
+class ChangeFeed(FileSystemEventHandler):
+    """The paths changed under a workspace since the last `drain`, collected on watchdog's threads.
+
+    `healthy` is False when the system refused the watches (inotify limits): the caller then walks the
+    workspace as before. A directory that appeared, vanished or moved asks for a walk (`drain`'s second value)."""
+
+    def __init__(self, root: str) -> None:
+        self.root = os.path.realpath(root)
+        self.healthy = False
+        self._lock = threading.Lock()
+        self._paths: set[str] = set()
+        self._rescan = False
+        self._observer: Observer | None = None  # type: ignore[valid-type]  # watchdog's alias of the platform's
+
+    def start(self) -> bool:
+        observer = Observer()
+        try:
+            for directory, recursive in plan_watches(self.root):
+                observer.schedule(self, directory, recursive=recursive)
+            observer.start()
+        except OSError:
+            with contextlib.suppress(Exception):
+                observer.unschedule_all()
+            self.healthy = False
+            return False
+        self._observer = observer
+        self.healthy = True
+        return True
+
+    def stop(self) -> None:
+        if self._observer is not None:
+            self._observer.stop()
+            self._observer = None
+        self.healthy = False
+
+    def restart(self) -> bool:
+        """Watch what is there now (after directories changed)."""
+        self.stop()
+        return self.start()
+
+    def on_any_event(self, event: FileSystemEvent) -> None:
+        found = event_paths(self.root, event)
+        if found is None:
+            return
+        rels, is_directory = found
+        with self._lock:
+            if is_directory:
+                self._rescan = True
+            else:
+                self._paths.update(rels)
+
+    def drain(self) -> tuple[list[str], bool]:
+        """The paths changed since the last call, and whether a walk is needed; both reset."""
+        with self._lock:
+            paths, rescan = sorted(self._paths), self._rescan
+            self._paths.clear()
+            self._rescan = False
+        return paths, rescan

@@ -1,0 +1,61 @@
+"""The ranking sorts only its head at once; the rest of the order, the context pack and every row must come out
+exactly as a full sort gives them, ties included."""
+
+import numpy as np
+import pytest
+
+from knit_desktop.core.dsh.conversation import Message
+from knit_desktop.core.rank import ranking as ranking_module
+from knit_desktop.core.workspace import RankInput, Workspace
+from tests.benchmarks.workspace_generator import conversations, generate
+
+NOW_MS = 1_780_000_000_000
+QUERIES = ["upload retry backoff", "team review", "缩略图缓存", "Meridian", "thumbnial cache", "budget owner risk"]
+
+
+def full_sort(ranking) -> list[int]:
+    """The order as one lexsort over every hit, then the zero-score documents by time."""
+    raw, pool = ranking._raw, ranking.pool
+    hits = np.flatnonzero(raw > 0)
+    real = ranking._real
+    order = hits[np.lexsort((pool.rel_rank[hits], -pool.mtimes[hits], -raw[hits], ~real[hits]))]
+    rest = pool.time_order[raw[pool.time_order] <= 0]
+    return [int(d) for d in np.concatenate([order, rest])]
+
+
+def snapshot(ws: Workspace, request: RankInput) -> tuple:
+    ranking = ws.rank(request, now_ms=NOW_MS)
+    top = [(r.doc.rel, r.raw, r.matched) for r in ranking.hits[:12]]
+    pack = ws.context(request, now_ms=NOW_MS)
+    tiers = [[(it.record.doc.rel, it.rank, it.reason.code) for it in items] for _, items in pack.tiers()]
+    return top, tiers, len(ranking.hits)
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory):
+    return Workspace.open(str(generate(tmp_path_factory.mktemp("ws") / "ws", 600)))
+
+
+def requests() -> list[RankInput]:
+    return [RankInput.from_query(q) for q in QUERIES] + [
+        RankInput.from_messages([Message(role, text) for role, text in conv]) for conv in conversations(count=6)
+    ]
+
+
+@pytest.mark.parametrize("head_rows", [1, 3, 40])
+def test_a_short_head_gives_the_order_of_a_full_sort(workspace, monkeypatch, head_rows):
+    monkeypatch.setattr(ranking_module, "HEAD_ROWS", head_rows)
+    for request in requests():
+        ranking = workspace.rank(request, now_ms=NOW_MS)
+        expected = full_sort(ranking)
+        assert len(ranking.ranked._order.head) >= min(head_rows, len(ranking.hits))
+        assert [r.doc_id for r in ranking.ranked[:50]] == expected[:50]  # read from the head, then past it
+        assert [int(d) for d in np.asarray(ranking.ranked._order)] == expected
+        assert [ranking.position(d) for d in expected[:60]] == list(range(60))
+
+
+def test_packs_and_rows_do_not_depend_on_the_head_size(workspace, monkeypatch):
+    monkeypatch.setattr(ranking_module, "HEAD_ROWS", 10_000)
+    whole = [snapshot(workspace, request) for request in requests()]
+    monkeypatch.setattr(ranking_module, "HEAD_ROWS", 2)
+    assert [snapshot(workspace, request) for request in requests()] == whole
