@@ -338,6 +338,9 @@ def test_double_click_opens_a_larger_preview_window(qtbot, open_app):
     separate = window._preview_windows[0]
     assert separate.isVisible() and separate.windowTitle() == "docs/attachment-cache.md"
     assert separate.width() > window.width()
+    # Its bottom is on screen, frame included (it was a fixed 900 × 1000, cut off on an 800-pixel-high screen).
+    area = separate.screen().availableGeometry()
+    assert separate.height() <= area.height() - 48 and separate.width() <= area.width()
 
 
 def test_switching_the_language_retranslates_the_open_window(qtbot, open_app, settings):

@@ -22,6 +22,7 @@ from .media_model import MediaGridModel
 from .media_view import MediaGridView
 from .newcomer import NewcomerPanel
 from .preview_controller import PreviewController
+from .screen_fit import fitted_size
 from .settings import Settings
 from .status_line import StatusLine
 from .wording import topic_line
@@ -31,16 +32,9 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-FRAME_ALLOWANCE = 48  # a title bar and borders, before the window manager has said how large they are
-
-
 def default_size(screen) -> QSize:
-    """440 × 760, or less where the screen's available area is smaller (a laptop at a scale factor of 2): the
-    whole window, frame included, on screen."""
-    area = screen.availableGeometry() if screen is not None else None
-    if area is None or area.isEmpty():
-        return QSize(440, 760)
-    return QSize(min(440, area.width() - 16), min(760, area.height() - FRAME_ALLOWANCE))
+    """440 × 760, or less where the screen's available area is smaller: the whole window, frame included, on screen."""
+    return fitted_size(screen, 440, 760)
 
 
 class MainWindow(QMainWindow):

@@ -12,6 +12,7 @@ from ..core.index.documents import kind_for_name
 from ..core.rank.passages import Passage
 from ..core.view import ViewResult
 from .preview import PreviewPane
+from .screen_fit import fitted_size
 from .settings import Settings, clamp_ratio
 
 
@@ -110,7 +111,7 @@ class PreviewController(QObject):
         QVBoxLayout(window).addWidget(pane)
         kind, passages = self.row_passages(rel)
         pane.show_document(self._root(), rel, kind, passages)
-        window.resize(900, 1000)
+        window.resize(fitted_size(window.screen(), 900, 1000))  # its bottom on screen, frame included
         window.show()
         self.windows.append(window)
         window.destroyed.connect(lambda *_: self.windows.remove(window) if window in self.windows else None)
