@@ -18,7 +18,7 @@ from knit_desktop.core.workspace import RankInput, Workspace
 from knit_desktop.demo import prepare_demo_workspace
 from knit_desktop.resources import demo_conversation
 from knit_desktop.ui.app import KnitApp
-from knit_desktop.ui.document_model import DocumentListModel, build_rows
+from knit_desktop.ui.document_model import DocumentListModel, RelRole, build_rows
 from knit_desktop.ui.settings import Settings
 from knit_desktop.ui.tray import TrayPeek
 
@@ -183,6 +183,19 @@ def test_the_filter_box_filters_live_and_esc_clears_it(qtbot, open_app):
     assert window.model.rowCount() == 0 and "nothing like this" in window.list.empty_text
     press(qtbot, window.filter_box, Qt.Key.Key_Escape)
     assert window.filter_box.text() == "" and window.model.shown == everything
+
+
+def test_down_from_the_filter_lands_on_the_first_match_even_when_it_is_current(qtbot, open_app):
+    knit = open_app()
+    window = knit.window
+    window.list.select_first()
+    first = window.list.current_rel()
+    window.filter_box.setFocus()
+    qtbot.keyClicks(window.filter_box, first.rsplit("/", 1)[-1][:6])  # a filter the current document passes
+    rows = window.list.selectable_rows()
+    assert len(rows) >= 1 and window.list.current_rel() == first
+    press(qtbot, window.filter_box, Qt.Key.Key_Down)
+    assert window.list.current_rel() == window.model.index(rows[0]).data(RelRole)
 
 
 def test_a_rerank_keeps_the_selection_on_the_same_document(qtbot, open_app):

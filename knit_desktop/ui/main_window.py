@@ -410,7 +410,10 @@ class MainWindow(QMainWindow):
                 target = view.docs if view is self.all_view and view.doc_model.rowCount() else view
                 target = view.grid if view is self.all_view and target is view else target
                 target.setFocus()
-                target.keyPressEvent(event)
+                if event.key() == Qt.Key.Key_Down:
+                    target.select_first()  # ↓ from the filter lands on the first match, even when it was current
+                else:
+                    target.keyPressEvent(event)
                 return True
         return super().eventFilter(watched, event)
 
