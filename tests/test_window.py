@@ -508,3 +508,18 @@ def test_the_settings_dialog_applies_each_change_at_once(qtbot, tmp_path, make_w
     assert settings.show_usage
     dialog.on_top.setChecked(True)
     assert knit.window.windowFlags() & Qt.WindowType.WindowStaysOnTopHint
+
+
+def test_the_sort_buttons_show_the_order_the_list_is_really_in(qtbot, open_app):
+    """Relevance asked for with nothing to rank by lists by time: "Recent" is the pressed button, and says why."""
+    knit = open_app(messages=[])
+    window = knit.window
+    qtbot.waitUntil(lambda: window.result is not None and window.result.mode == "time", timeout=10_000)
+    assert window.time_button.isChecked() and not window.relevance_button.isChecked()
+    assert "Nothing to rank by yet" in window.relevance_button.toolTip()
+    qtbot.mouseClick(window.relevance_button, Qt.MouseButton.LeftButton)  # still nothing to rank by
+    assert window.time_button.isChecked() and knit.settings.sort == "relevance"
+    qtbot.mouseClick(window.topic_box, Qt.MouseButton.LeftButton)
+    qtbot.keyClicks(window.topic_box, "attachment cache")
+    qtbot.waitUntil(lambda: window.result is not None and window.result.mode == "relevance", timeout=10_000)
+    assert window.relevance_button.isChecked() and "Nothing to rank by" not in window.relevance_button.toolTip()

@@ -90,7 +90,8 @@ class HeaderBar(QWidget):
         self.sort_group.setExclusive(True)
         self.sort_group.addButton(self.relevance_button)
         self.sort_group.addButton(self.time_button)
-        self.relevance_button.clicked.connect(lambda: setattr(self.settings, "sort", "relevance"))
+        self.fallback = False  # relevance asked for, but the list is in time order (nothing to rank by yet)
+        self.relevance_button.clicked.connect(self._choose_relevance)
         self.time_button.clicked.connect(lambda: setattr(self.settings, "sort", "time"))
         self.refresh_button = QToolButton(objectName="Refresh", text="⟳")
         self.refresh_button.clicked.connect(self.refreshRequested)
@@ -140,7 +141,19 @@ class HeaderBar(QWidget):
     def restore(self) -> None:
         """Show the view the settings hold (kind tab, sort button)."""
         self.kind_tabs.setCurrentIndex(KINDS.index(self.settings.kind))
-        (self.relevance_button if self.settings.sort == "relevance" else self.time_button).setChecked(True)
+        self.show_order(self.settings.sort)
+
+    def _choose_relevance(self) -> None:
+        if self.fallback:  # already the preference: the list stays in time order until there are words
+            self.show_order("time")
+        self.settings.sort = "relevance"
+
+    def show_order(self, mode: str) -> None:
+        """Press the button of the order the list is really in: relevance asked for but nothing to rank by yet
+        lists by time, and says so (the preference stays relevance; the next ranking with words goes back)."""
+        (self.relevance_button if mode == "relevance" else self.time_button).setChecked(True)
+        self.fallback = mode == "time" and self.settings.sort == "relevance"
+        self.retranslate_sort()
 
     # --- workspace and session -----------------------------------------------------------------------
 
@@ -228,10 +241,17 @@ class HeaderBar(QWidget):
             self.retranslate()
         super().changeEvent(event)
 
+    def retranslate_sort(self) -> None:
+        if self.fallback:
+            self.relevance_button.setToolTip(self.tr(
+                "Nothing to rank by yet: listed by time until the conversation (or a topic) has words to match"))
+        else:
+            self.relevance_button.setToolTip(
+                self.tr("Sort by relevance to the current conversation (local keyword matching, no model call)"))
+
     def retranslate(self) -> None:
         self.relevance_button.setText(self.tr("Relevant"))
-        self.relevance_button.setToolTip(
-            self.tr("Sort by relevance to the current conversation (local keyword matching, no model call)"))
+        self.retranslate_sort()
         self.time_button.setText(self.tr("Recent"))
         self.time_button.setToolTip(self.tr("Sort by file modified time, newest first"))
         self.refresh_button.setToolTip(self.tr("Refresh now"))

@@ -242,6 +242,7 @@ class MainWindow(QMainWindow):
 
     def _update_texts(self) -> None:
         relevance = self.result is not None and self.result.mode == "relevance"
+        self.header.show_order(self.result.mode if self.result is not None else self.settings.sort)
         self.setWindowTitle(self.tr("Knit — documents by relevance") if relevance else self.tr("Knit — recent documents"))
         if self.result is not None:
             text, tip = topic_line(self.result.docs, self.settings.sort)

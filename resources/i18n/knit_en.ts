@@ -124,6 +124,10 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Nothing to rank by yet: listed by time until the conversation (or a topic) has words to match</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Recent</source>
         <translation type="unfinished"></translation>
     </message>

@@ -120,6 +120,10 @@
         <translation>按与当前对话的相关性排序（纯本地关键词匹配，不调模型）</translation>
     </message>
     <message>
+        <source>Nothing to rank by yet: listed by time until the conversation (or a topic) has words to match</source>
+        <translation>还没有可排序的内容：在对话（或主题）出现可匹配的词之前按时间排列</translation>
+    </message>
+    <message>
         <source>Recent</source>
         <translation>最新</translation>
     </message>
