@@ -150,7 +150,8 @@ def serve(workspace: str | None, dsh_home_dir: str | None, memory_dir: str | Non
     def factory() -> AgentTools:
         from .core.agent.tools import AgentTools
 
-        return AgentTools(workspace, dsh_home_dir, memory_dir, allow_large_workspace=allow_large_workspace)
+        # The server lives on: it watches the workspaces it answers for instead of walking them on every call.
+        return AgentTools(workspace, dsh_home_dir, memory_dir, allow_large_workspace=allow_large_workspace, watch=True)
 
     host = ToolHost(factory)
     server = build_server(host)

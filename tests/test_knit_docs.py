@@ -184,7 +184,7 @@ def test_a_long_lived_tool_applies_watched_changes_without_walking(project, tmp_
     went (or the watch is not allowed)."""
     from knit_desktop.core.workspace import Workspace
 
-    tool = KnitDocs(str(project), str(tmp_path / "no-dsh"))
+    tool = KnitDocs(str(project), str(tmp_path / "no-dsh"), watch=True)
     try:
         assert tool.call("retry backoff", now_ms=now_ms).structured["primary"][0]["rel"] == "docs/retry-policy.md"
         feed = tool._feeds[str(project.resolve())]
@@ -218,9 +218,29 @@ def test_a_long_lived_tool_applies_watched_changes_without_walking(project, tmp_
 
 
 def test_without_watches_every_call_walks(project, tmp_path, now_ms):
-    tool = KnitDocs(str(project), str(tmp_path / "no-dsh"), watch=False)
+    tool = KnitDocs(str(project), str(tmp_path / "no-dsh"))  # watch=False: what one-off users get
     try:
         tool.call("retry backoff", now_ms=now_ms)
+        (project / "docs" / "zebra-migration.md").write_text("# Zebra migration\n\nThe zebra herd moves north.\n")
+        assert tool.call("zebra herd", now_ms=now_ms).structured["primary"][0]["rel"] == "docs/zebra-migration.md"
+    finally:
+        tool.close()
+
+
+def test_when_the_system_refuses_watches_the_server_walks(project, tmp_path, now_ms, monkeypatch):
+    """inotify limits reached (watchdog refuses in its constructor already): every call walks, nothing fails."""
+    import errno
+
+    from knit_desktop.core.index import watching
+
+    def refused():
+        raise OSError(errno.EMFILE, "inotify instance limit reached")
+
+    monkeypatch.setattr(watching, "Observer", refused)
+    tool = KnitDocs(str(project), str(tmp_path / "no-dsh"), watch=True)
+    try:
+        tool.call("retry backoff", now_ms=now_ms)
+        assert not tool._feeds[str(project.resolve())].healthy
         (project / "docs" / "zebra-migration.md").write_text("# Zebra migration\n\nThe zebra herd moves north.\n")
         assert tool.call("zebra herd", now_ms=now_ms).structured["primary"][0]["rel"] == "docs/zebra-migration.md"
     finally:

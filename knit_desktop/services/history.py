@@ -77,9 +77,12 @@ class _HistoryWorker(QObject):
     def _watch(self) -> None:
         root = sessions_root(self.index.home) if self.index is not None else None
         if self._observer is None and root is not None and root.is_dir():
-            observer = Observer()
-            observer.schedule(_Forwarder(self), str(root), recursive=True)
-            observer.start()
+            try:
+                observer = Observer()
+                observer.schedule(_Forwarder(self), str(root), recursive=True)
+                observer.start()
+            except OSError:  # the system refused a watch (inotify limits): the periodic look below still runs
+                observer = None
             self._observer = observer
         if self._timer is not None:
             self._timer.start(FULL_LOOK_MS if self._observer is not None else NO_WATCH_LOOK_MS)

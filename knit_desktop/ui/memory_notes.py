@@ -34,7 +34,7 @@ class MemoryNotes(QObject):
         self._seen: dict[str, dict[str, str]] = {}  # proposal id → {memory file: fingerprint when shown}
         self._warned = ""
         self._idle = StickyNote(settings)  # what `note` answers when nothing is pending (never shown)
-        self._watcher = QFileSystemWatcher(self)
+        self._watcher: QFileSystemWatcher | None = QFileSystemWatcher(self)
         self._watcher.fileChanged.connect(lambda _p: self.refresh())
         self._watcher.directoryChanged.connect(lambda _p: self.refresh())
         settings.changed.connect(self._on_setting)
@@ -48,12 +48,19 @@ class MemoryNotes(QObject):
 
     def start(self) -> None:
         self.store.queue.path.parent.mkdir(parents=True, exist_ok=True)
-        self._watcher.addPath(str(self.store.queue.path.parent))
+        if self._watcher is not None:
+            self._watcher.addPath(str(self.store.queue.path.parent))
         self._timer.start()
         self.refresh()
 
     def stop(self) -> None:
         self._timer.stop()
+        # The watcher holds an inotify instance (a per-user, limited resource): give it back now rather than
+        # when this object is collected, which a frozen heap (core.heap) may put off for the process's life.
+        if self._watcher is not None:
+            watcher, self._watcher = self._watcher, None
+            watcher.setParent(None)  # owned by Python alone: destroyed, and its instance closed, right here
+            del watcher
         for note in self.notes.values():
             note.close()
         self.notes.clear()

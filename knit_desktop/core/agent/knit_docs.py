@@ -64,7 +64,7 @@ class KnitDocs:
 
     def __init__(self, workspace: str | None = None, dsh_home_dir: str | None = None,
                  first_answer_budget_s: float = FIRST_ANSWER_BUDGET_S, allow_large_workspace: bool = False,
-                 watch: bool = True) -> None:
+                 watch: bool = False) -> None:
         self.pinned = os.path.realpath(os.path.expanduser(workspace)) if workspace else None
         self.allow_large = allow_large_workspace
         self.catalog = SessionCatalog(dsh_home(dsh_home_dir))
@@ -72,7 +72,8 @@ class KnitDocs:
         self.audit = UsageAudit()
         self.budget_s = first_answer_budget_s
         self._open: OrderedDict[str, Workspace] = OrderedDict()
-        # Long-lived: each open workspace is watched, and a call applies the changed paths instead of walking.
+        # With `watch` (the MCP server, which lives on): each open workspace is watched, and a call applies the
+        # changed paths instead of walking. A one-off user walks, holding no watches to forget to close.
         self.watch = watch
         self._feeds: dict[str, ChangeFeed] = {}
         self._walked: dict[str, float] = {}  # when each workspace was last walked

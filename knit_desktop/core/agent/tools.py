@@ -53,10 +53,10 @@ class AgentTools:
 
     def __init__(self, workspace: str | None = None, dsh_home_dir: str | None = None,
                  memory_dir: str | None = None, settings: SharedSettings | None = None,
-                 allow_large_workspace: bool = False) -> None:
+                 allow_large_workspace: bool = False, watch: bool = False) -> None:
         settings = settings if settings is not None else SharedSettings.load()
         home = dsh_home_dir or settings.dsh_home or None
-        self.docs = KnitDocs(workspace, home, allow_large_workspace=allow_large_workspace)
+        self.docs = KnitDocs(workspace, home, allow_large_workspace=allow_large_workspace, watch=watch)
         self.memory = MemoryStore(memory_dir or settings.memory_dir or None, home)
         self.recall = RecallTool(dsh_home(home))
         self.library = LibraryTools(self.docs)

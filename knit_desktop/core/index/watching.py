@@ -100,7 +100,11 @@ class ChangeFeed(FileSystemEventHandler):
         self._observer: Observer | None = None  # type: ignore[valid-type]  # watchdog's alias of the platform's
 
     def start(self) -> bool:
-        observer = Observer()
+        try:
+            observer = Observer()  # watchdog opens its inotify instance here: the system may refuse already
+        except OSError:
+            self.healthy = False
+            return False
         try:
             for directory, recursive in plan_watches(self.root):
                 observer.schedule(self, directory, recursive=recursive)
