@@ -13,7 +13,6 @@ import time
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
-from watchdog.observers import Observer
 
 from ..core.dsh.conversation import ConversationTail, Message
 from ..core.dsh.sessions import (
@@ -24,6 +23,7 @@ from ..core.dsh.sessions import (
     dsh_home,
     sessions_root,
 )
+from ..core.index.watching import stop_observer, watch_tree
 from .worker import Worker, WorkerThread, guarded
 
 QUIET_MS = 50
@@ -103,10 +103,7 @@ class _FollowWorker(Worker):
         root = sessions_root(self.home)
         self.catalog.refresh()
         if self._observer is None and root.is_dir():
-            observer = Observer()
-            observer.schedule(_Forwarder(self), str(root), recursive=True)
-            observer.start()
-            self._observer = observer
+            self._observer = watch_tree(_Forwarder(self), str(root))  # None if refused: polled instead
         if self._poll is not None:
             if self._observer is None:
                 self._poll.start()
@@ -182,10 +179,8 @@ class _FollowWorker(Worker):
         for timer in (self._timer, self._poll):
             if timer is not None:
                 timer.stop()  # timers must be stopped on the thread that owns them
-        if self._observer is not None:
-            self._observer.stop()
-            self._observer.join(timeout=5)
-            self._observer = None
+        stop_observer(self._observer)
+        self._observer = None
 
 
 class ConversationFollower(WorkerThread):

@@ -12,10 +12,10 @@ import os
 import time
 
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
-from watchdog.observers import Observer
 
 from ..core.dsh.history_index import HistoryIndex
 from ..core.dsh.sessions import dsh_home, sessions_root
+from ..core.index.watching import stop_observer, watch_tree
 from ..core.recall.recall import (
     Recall,
     ScopeError,
@@ -77,13 +77,8 @@ class _HistoryWorker(QObject):
     def _watch(self) -> None:
         root = sessions_root(self.index.home) if self.index is not None else None
         if self._observer is None and root is not None and root.is_dir():
-            try:
-                observer = Observer()
-                observer.schedule(_Forwarder(self), str(root), recursive=True)
-                observer.start()
-            except OSError:  # the system refused a watch (inotify limits): the periodic look below still runs
-                observer = None
-            self._observer = observer
+            # None when the system refuses a watch (inotify limits): the periodic look below still runs
+            self._observer = watch_tree(_Forwarder(self), str(root))
         if self._timer is not None:
             self._timer.start(FULL_LOOK_MS if self._observer is not None else NO_WATCH_LOOK_MS)
 
@@ -176,10 +171,8 @@ class _HistoryWorker(QObject):
         for timer in (self._timer, self._quiet):
             if timer is not None:
                 timer.stop()  # timers must be stopped on the thread that owns them
-        if self._observer is not None:
-            self._observer.stop()
-            self._observer.join(timeout=5)
-            self._observer = None
+        stop_observer(self._observer)
+        self._observer = None
         if self.index is not None:
             self.index.close()
             self.index = None

@@ -22,7 +22,13 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 from watchdog.observers.polling import PollingObserverVFS
 
-from ..core.index.watching import event_paths, listdir_skipping_ignored, plan_watches, relative_path
+from ..core.index.watching import (
+    event_paths,
+    listdir_skipping_ignored,
+    plan_watches,
+    relative_path,
+    stop_observer,
+)
 
 QUIET_MS = 300  # a path is reported once it has been quiet this long (editors write in bursts)
 TICK_MS = 100
@@ -109,11 +115,8 @@ class WorkspaceWatcher(QObject):
         """Stop watching. With wait=False the observer's (daemon) threads wind down on their own, so the GUI
         thread is not held up, e.g. while switching workspaces."""
         self._timer.stop()
-        if self._observer is not None:
-            self._observer.stop()
-            if wait:
-                self._observer.join(timeout=5)
-            self._observer = None
+        stop_observer(self._observer, wait)
+        self._observer = None
         self._set_mode(MODE_STOPPED)
 
     def _set_mode(self, mode: str, detail: str = "") -> None:

@@ -119,9 +119,8 @@ class ChangeFeed(FileSystemEventHandler):
         return True
 
     def stop(self) -> None:
-        if self._observer is not None:
-            self._observer.stop()
-            self._observer = None
+        stop_observer(self._observer, wait=False)
+        self._observer = None
         self.healthy = False
 
     def restart(self) -> bool:
@@ -147,3 +146,23 @@ class ChangeFeed(FileSystemEventHandler):
             self._paths.clear()
             self._rescan = False
         return paths, rescan
+
+
+def watch_tree(handler: FileSystemEventHandler, path: str) -> Observer | None:  # type: ignore[valid-type]
+    """A started observer watching `path` recursively, or None when the system refuses (inotify limits): the
+    caller then looks periodically instead."""
+    try:
+        observer = Observer()
+        observer.schedule(handler, path, recursive=True)
+        observer.start()
+    except OSError:
+        return None
+    return observer
+
+
+def stop_observer(observer: Observer | None, wait: bool = True) -> None:  # type: ignore[valid-type]
+    """Stop an observer (None: nothing to stop); with `wait`, until its threads have ended."""
+    if observer is not None:
+        observer.stop()
+        if wait:
+            observer.join(timeout=5)
