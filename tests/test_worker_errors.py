@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shiboken6
 from PySide6.QtCore import Signal, Slot
 
 from knit_desktop.core.workspace import Workspace
@@ -75,3 +76,44 @@ def test_switching_workspaces_disconnects_the_old_indexer_entirely(qtbot, make_w
         qtbot.waitUntil(lambda: len(opened) == 2, timeout=10_000)
     finally:
         live.stop()
+
+
+class _Talker(Worker):
+    said = Signal(int)  # mailbox key
+
+    @Slot(int)
+    @guarded
+    def talk(self, times: int) -> None:
+        for n in range(times):
+            self.said.emit(self.mailbox.post(n))
+
+
+class _TalkerThread(WorkerThread):
+    said = Signal(object)
+    _talk = Signal(int)
+
+    def __init__(self) -> None:
+        worker = _Talker()
+        super().__init__(worker, "test-talker")
+        self._talk.connect(worker.talk)
+        self.relay(worker.said, self.said)
+
+
+def test_a_worker_still_talking_after_its_handle_is_deleted_reaches_nobody(qtbot):
+    """What a retired indexer says while the application tears its handle down is dropped, not raised in Qt's loop
+    (it raised "The SignalInstance object was already deleted")."""
+    handle = _TalkerThread()
+    heard: list[object] = []
+    handle.said.connect(heard.append)
+    handle.start()
+    thread = handle._thread
+    with qtbot.waitSignal(handle.said, timeout=5000):
+        handle._talk.emit(1)
+    handle._talk.emit(20_000)  # answers on their way to the GUI thread while the handle is destroyed
+    shiboken6.delete(handle)  # as a window's children are when it closes
+    for _ in range(5):
+        qtbot.wait(20)
+    thread.quit()
+    assert thread.wait(10_000)
+    qtbot.wait(20)
+    assert heard[0] == 0

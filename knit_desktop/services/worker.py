@@ -94,6 +94,20 @@ class Worker(QObject):
             QThread.currentThread().quit()
 
 
+class _Relay(QObject):
+    """Receives one worker signal on the GUI thread and emits its handle's signal with the mailbox object."""
+
+    def __init__(self, take: Callable[[Any], Any], target: Any, parent: QObject) -> None:
+        super().__init__(parent)
+        self._take = take
+        self._target = target
+
+    def forward(self, *args: Any) -> None:
+        value = self._take(args[-1])
+        with contextlib.suppress(RuntimeError):  # the handle is being destroyed: nobody is listening any more
+            self._target.emit(*args[:-1], value)
+
+
 class WorkerThread(QObject):
     """The GUI-side handle of one worker: every method returns at once (except `stop` and `wait`)."""
 
@@ -115,9 +129,12 @@ class WorkerThread(QObject):
     # --- wiring --------------------------------------------------------------------------------------
 
     def relay(self, source: Any, target: Any) -> None:
-        """Forward a worker signal whose last argument is a mailbox key as `target(*others, object)`."""
-        take = self._mailbox.take
-        source.connect(lambda *args: target.emit(*args[:-1], take(args[-1])))
+        """Forward a worker signal whose last argument is a mailbox key as `target(*others, object)`.
+
+        The forwarding object is a child of this handle, so the connection ends when the handle is deleted: a
+        worker still talking after its handle was retired reaches nobody (a bare lambda outlived the handle and
+        emitted on a deleted signal)."""
+        source.connect(_Relay(self._mailbox.take, target, self).forward)
 
     @staticmethod
     def new_token() -> int:
