@@ -53,15 +53,18 @@ def test_warm_open_reads_no_document_and_ranks_the_same(make_workspace, files, n
     def no_reads(*args, **kwargs):
         raise AssertionError("a warm open must not read documents")
 
-    monkeypatch.setattr(documents, "read_indexed_bytes", no_reads)
-    monkeypatch.setattr("knit_desktop.core.workspace.read_indexed_bytes", no_reads)
-    warm = Workspace.open_persistent(str(root))
-    assert warm.last_refresh.loaded_from == "snapshot" and warm.last_refresh.changes == 0
-    assert order(warm, "attachment cache sync", now_ms) == expected
-    assert warm.statuses == statuses
+    with monkeypatch.context() as patch:
+        patch.setattr(documents, "read_indexed_bytes", no_reads)
+        patch.setattr("knit_desktop.core.workspace.read_indexed_bytes", no_reads)
+        patch.setattr("knit_desktop.core.index.store.read_indexed_bytes", no_reads)
+        warm = Workspace.open_persistent(str(root))
+        assert warm.last_refresh.loaded_from == "snapshot" and warm.last_refresh.changes == 0
+        assert order(warm, "attachment cache sync", now_ms) == expected
+        assert warm.statuses == statuses
+    # Passages need bodies: a Markdown or text body is read back from its file (only the top documents' files).
     pack = warm.context(RankInput.from_query("attachment cache"), now_ms=now_ms)
     assert [i.record.doc.rel for i in pack.items()] == [i.record.doc.rel for i in expected_pack.items()]
-    assert pack.primary[0].passages == expected_pack.primary[0].passages  # bodies come back from the store
+    assert pack.primary[0].passages == expected_pack.primary[0].passages
     assert pack.primary[0].relations == expected_pack.primary[0].relations
 
 
@@ -178,3 +181,44 @@ def test_reports_name_exactly_the_files_they_touched(make_workspace, files):
     assert ws.refresh().paths == []
     (root / "docs/cache.md").write_text("# Cache\n\nchanged", encoding="utf-8")
     assert ws.apply_changes(["docs/cache.md", "docs/sync.md"]).paths == ["docs/cache.md"]
+
+
+def test_text_bodies_are_read_back_from_their_files_and_never_from_outside(make_workspace, tmp_path, now_ms):
+    """Markdown and text bodies are not copied into the index (they were most of its size); the passages read
+    the file again, within the workspace: a file swapped for a link to a file outside gives no text at all."""
+    outside = tmp_path / "secret.txt"
+    outside.write_text("root:x:0:0 attachment cache password\n")
+    root = make_workspace({
+        "docs/cache.md": ("# Attachment cache\n\nEviction of the attachment cache.\n", now_ms - DAY),
+        "notes/cache.txt": ("Cache notes\nthe attachment cache is small\n", now_ms - 2 * DAY),
+    })
+    ws = Workspace.open_persistent(str(root))
+    store = ws.store
+    assert store is not None
+    rows = dict(store.db.execute("SELECT rel, body FROM files").fetchall())
+    assert rows == {"docs/cache.md": None, "notes/cache.txt": None}
+    assert store.load_body("docs/cache.md") == "# Attachment cache\n\nEviction of the attachment cache.\n"
+    note = root / "notes" / "cache.txt"
+    note.unlink()
+    note.symlink_to(outside)
+    store._forget_body("notes/cache.txt")
+    assert store.load_body("notes/cache.txt") == ""
+    pack = ws.context(RankInput.from_query("attachment cache password"), now_ms=now_ms)
+    assert "root:x" not in repr(pack.items())
+    ws.close()
+
+
+def test_extracted_bodies_stay_in_the_index(make_workspace, now_ms):
+    """A PDF's text is slow to extract again: its body stays in its row."""
+    fitz = pytest.importorskip("fitz")
+    pdf = fitz.open()
+    pdf.new_page().insert_text((72, 72), "Attachment cache eviction")
+    root = make_workspace({"manual.pdf": (pdf.tobytes(), now_ms - DAY)})
+    ws = Workspace.open_persistent(str(root))
+    assert ws.store is not None
+    (body,) = ws.store.db.execute("SELECT body FROM files WHERE rel = 'manual.pdf'").fetchone()
+    assert body is not None
+    (root / "manual.pdf").unlink()
+    ws.store._forget_body("manual.pdf")
+    assert "Attachment cache eviction" in ws.store.load_body("manual.pdf")
+    ws.close()

@@ -31,7 +31,8 @@ from typing import Any
 import numpy as np
 import zstandard
 
-from .documents import TRUNCATED_NOTE, Document
+from .boundary import OutsideWorkspace
+from .documents import TRUNCATED_NOTE, Document, SkipFile, decode_text, read_indexed_bytes
 from .links import Ref
 from .scan import FileStatus
 from .search_index import SearchIndex
@@ -44,6 +45,10 @@ SNAPSHOT_SLICE = 2000
 # A snapshot with more removed than this share of documents is rebuilt instead, dropping dead postings.
 MAX_DEAD_SHARE = 0.3
 CACHED_BODIES = 64  # bodies a store keeps after reading them (about two context packs' worth)
+# Kinds whose body is the file's own text: it is read back from the file when needed instead of being stored.
+# They are most of a workspace, and their copies were 60% of the index on disk; decoding one costs what reading
+# the stored copy does. Every other kind keeps its extracted text in the row (a PDF or a DOCX is slow to extract).
+BODY_FROM_FILE_KINDS = frozenset({"md", "txt"})
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -326,7 +331,8 @@ class IndexStore:
             (
                 doc.rel, doc.kind, doc.mtime_ms, doc.size, doc.content_hash,
                 doc.status_note,
-                doc.title, doc.summary, zlib.compress(doc.body.encode("utf-8", "surrogatepass"), 1),
+                doc.title, doc.summary,
+                None if doc.kind in BODY_FROM_FILE_KINDS else zlib.compress(doc.body.encode("utf-8", "surrogatepass"), 1),
                 int(doc.truncated), json.dumps(doc.page_starts), json.dumps([(r.raw, r.line) for r in refs]),
             ),
         )
@@ -376,10 +382,23 @@ class IndexStore:
             self._bodies.pop(rel, None)
 
     def load_body(self, rel: str) -> str:
-        row = self.db.execute("SELECT body FROM files WHERE rel = ?", (rel,)).fetchone()
-        if row is None or row[0] is None:
+        row = self.db.execute("SELECT body, kind FROM files WHERE rel = ?", (rel,)).fetchone()
+        if row is None:
             return ""
-        return zlib.decompress(row[0]).decode("utf-8", "surrogatepass")
+        return self._body_of(rel, row[1], row[0])
+
+    def _body_of(self, rel: str, kind: str, stored: bytes | None) -> str:
+        """The stored body, or for a text kind the file's text as it is now (decoded as indexing decodes it).
+        A file that is gone, unreadable or now leads outside the workspace has no body ("")."""
+        if stored is not None:
+            return zlib.decompress(stored).decode("utf-8", "surrogatepass")
+        if kind not in BODY_FROM_FILE_KINDS:
+            return ""
+        try:
+            data = read_indexed_bytes(os.path.join(self.root, rel), kind, self.root)
+            return decode_text(bytes(data))[0]
+        except (OSError, OutsideWorkspace, SkipFile, ValueError):
+            return ""  # the watcher or the next refresh records what happened to the file
 
     def stored_documents(self) -> Iterator[tuple[Document, list[Ref]]]:
         """Every indexed document with its body, for rebuilding the postings without reading the workspace."""
@@ -388,7 +407,7 @@ class IndexStore:
             " reason FROM files WHERE state = 'indexed' ORDER BY rel"
         )
         for rel, kind, mtime, size, digest, title, summary, body, truncated, pages, refs, reason in cursor:
-            text = zlib.decompress(body).decode("utf-8", "surrogatepass") if body is not None else ""
+            text = self._body_of(rel, kind, body)
             doc = Document(rel, kind, title, summary, mtime, size, text, bool(truncated), digest, json.loads(pages),
                            reason if reason != TRUNCATED_NOTE else "")
             yield doc, [Ref(raw, line) for raw, line in json.loads(refs)]
