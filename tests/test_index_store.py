@@ -222,3 +222,33 @@ def test_extracted_bodies_stay_in_the_index(make_workspace, now_ms):
     ws.store._forget_body("manual.pdf")
     assert "Attachment cache eviction" in ws.store.load_body("manual.pdf")
     ws.close()
+
+
+def test_a_start_catches_up_from_the_journal_instead_of_rebuilding(make_workspace, files, now_ms, monkeypatch):
+    """The window writes rows as files change but saves its snapshot only now and then; a command started in
+    between reads the few rows written since the snapshot (it used to rebuild every posting: 14 s at 20,000
+    documents instead of 0.4 s)."""
+    root = make_workspace(files)
+    window = Workspace.open_persistent(str(root))
+    (root / "docs" / "sync.md").write_text("# Sync\n\nVector clocks merge edits; zebra crossings.\n")
+    (root / "notes" / "new.md").write_text("# Zebra notes\n\nStripes.\n")
+    (root / "notes" / "todo.txt").unlink()
+    assert window.apply_changes(["docs/sync.md", "notes/new.md", "notes/todo.txt"]).changes == 3
+    expected = order(window, "zebra vector todo", now_ms)
+
+    def no_rebuild(self):
+        raise AssertionError("a start with a journal must not rebuild the postings")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(IndexStore, "stored_documents", no_rebuild)
+        patch.setattr(Workspace, "refresh", lambda self, *a, **k: self.last_refresh)  # the load alone
+        command = Workspace.open_persistent(str(root))
+    assert command.last_refresh.loaded_from == "snapshot" and command.last_refresh.caught_up == 3
+    assert order(command, "zebra vector todo", now_ms) == expected
+    assert "notes/todo.txt" not in command.index.by_rel
+    command.save()  # its snapshot now holds everything: the journal is emptied and the next start reads nothing
+    assert window.store.db.execute("SELECT COUNT(*) FROM changes").fetchone() == (0,)
+    again = Workspace.open_persistent(str(root))
+    assert again.last_refresh.caught_up == 0 and order(again, "zebra vector todo", now_ms) == expected
+    for ws in (window, command, again):
+        ws.close()

@@ -71,6 +71,7 @@ class RefreshReport:
     removed: int = 0
     unchanged: int = 0
     loaded_from: str = "scan"  # "snapshot" | "rows" | "scan"
+    caught_up: int = 0  # files read again at open because their rows were written after the snapshot
     pending: int = 0  # files still to (re)index when a time budget ran out
     total: int = 0  # files found by the walk
     paths: list[str] = field(default_factory=list)  # the files whose record this pass added, changed or removed
@@ -186,19 +187,30 @@ class Workspace:
         assert self.store is not None
         loaded = self.store.load_snapshot()
         if loaded is not None:
-            # The snapshot matches every row written, so indexed rows are known from its documents.
-            self.index, self.refs = loaded
+            # The snapshot and the rows written since it (by this or another process) make the index.
+            self.index, self.refs, since = loaded
             self._rows = self.store.rows(only_problems=True)
+            for rel in since:
+                self.index.remove(rel)
+                self.refs.pop(rel, None)
+                stored = self.store.stored_document(rel)
+                if stored is not None:
+                    self._add_stored(*stored)
             self.last_refresh.loaded_from = "snapshot"
-            self._snapshot_current = True
+            self.last_refresh.caught_up = len(since)
+            self._snapshot_current = not since
             return
         self._rows = self.store.rows(only_problems=True)
-        for doc, refs in self.store.stored_documents():  # a kill mid-write left the snapshot behind: rebuild
-            self.index.add(doc)
-            self.index.swap_document(self.store.stored_copy(doc))  # the text stays in its row until needed
-            if refs:
-                self.refs[doc.rel] = refs
+        for doc, refs in self.store.stored_documents():  # no snapshot, or too much written since: rebuild
+            self._add_stored(doc, refs)
         self.last_refresh.loaded_from = "rows"
+
+    def _add_stored(self, doc: Document, refs: list[Ref]) -> None:
+        assert self.store is not None
+        self.index.add(doc)
+        self.index.swap_document(self.store.stored_copy(doc))  # the text stays in its row (or file) until needed
+        if refs:
+            self.refs[doc.rel] = refs
 
     def refresh(self, progress: Progress | None = None, budget_s: float | None = None) -> RefreshReport:
         """Walk the workspace and index what is new or changed since the last look; forget what is gone.
@@ -206,7 +218,7 @@ class Workspace:
         With `budget_s`, stop indexing once that many seconds have passed (cheap, recent files first, so a
         partial index already answers well); `pending` in the report counts what is left for the next call."""
         deadline = time.monotonic() + budget_s if budget_s is not None else None
-        report = RefreshReport(loaded_from=self.last_refresh.loaded_from)
+        report = RefreshReport(loaded_from=self.last_refresh.loaded_from, caught_up=self.last_refresh.caught_up)
         problems: list[FileStatus] = []
         candidates = list(walk_workspace(self.root, problems))
         report.total = len(candidates)

@@ -37,13 +37,17 @@ from .links import Ref
 from .scan import FileStatus
 from .search_index import SearchIndex
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: the change journal; Markdown and text bodies no longer stored
 SNAPSHOT_FORMAT = 7
 # Snapshot lists are marshalled in slices: one marshal call holds the GIL throughout, and a 20,000-document list
 # in one call would freeze the window (which shares the GIL with the indexer thread) for 30-80 ms.
 SNAPSHOT_SLICE = 2000
 # A snapshot with more removed than this share of documents is rebuilt instead, dropping dead postings.
 MAX_DEAD_SHARE = 0.3
+# A start whose snapshot is older than the rows catches up from the change journal when at most this many
+# files changed since (another process, typically the window, wrote rows and saves its snapshot only every
+# 15 s); more than that, and the postings are rebuilt from the rows.
+MAX_CATCH_UP = 5000
 CACHED_BODIES = 64  # bodies a store keeps after reading them (about two context packs' worth)
 # Kinds whose body is the file's own text: it is read back from the file when needed instead of being stored.
 # They are most of a workspace, and their copies were 60% of the index on disk; decoding one costs what reading
@@ -68,6 +72,7 @@ CREATE TABLE IF NOT EXISTS files (
     refs TEXT NOT NULL DEFAULT '[]'
 );
 CREATE TABLE IF NOT EXISTS snapshot (id INTEGER PRIMARY KEY CHECK (id = 1), generation INTEGER NOT NULL, data BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS changes (rel TEXT PRIMARY KEY, generation INTEGER NOT NULL);
 """
 
 
@@ -170,6 +175,10 @@ class IndexStore:
 
     def _connect(self) -> sqlite3.Connection:
         db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_S)
+        # Pages freed by the journal (a first build journals every file, the snapshot then drops them all) go
+        # back to the file system after each snapshot instead of staying in the file (1.8 MB at 20,000 files).
+        # Only a new, empty database takes this; it must come before the journal mode writes the header.
+        db.execute("PRAGMA auto_vacuum = INCREMENTAL")
         mode = db.execute("PRAGMA journal_mode").fetchone()[0]
         if str(mode).lower() != "wal":
             db.execute("PRAGMA journal_mode=WAL")
@@ -313,8 +322,12 @@ class IndexStore:
         except (TypeError, ValueError):
             return -1  # a damaged generation row: no snapshot matches it, the rows are read instead
 
-    def _bump(self) -> None:
+    def _bump(self, rel: str) -> None:
+        """Count a write of `rel`'s row and journal it, so a start from an older snapshot re-reads only the
+        rows written since (see load_snapshot)."""
         self._write("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'")
+        self._write("INSERT OR REPLACE INTO changes (rel, generation)"
+                    " SELECT ?, CAST(value AS INTEGER) FROM meta WHERE key = 'generation'", (rel,))
 
     def rows(self, only_problems: bool = False) -> dict[str, FileRow]:
         query = "SELECT rel, kind, mtime_ms, size, content_hash, state, reason FROM files"
@@ -324,7 +337,7 @@ class IndexStore:
     def put_document(self, doc: Document, refs: list[Ref]) -> None:
         """Record an indexed document (call inside a transaction)."""
         self._forget_body(doc.rel)
-        self._bump()
+        self._bump(doc.rel)
         self._write(
             "INSERT OR REPLACE INTO files (rel, kind, mtime_ms, size, content_hash, state, reason, title, summary,"
             " body, truncated, page_starts, refs) VALUES (?, ?, ?, ?, ?, 'indexed', ?, ?, ?, ?, ?, ?, ?)",
@@ -340,19 +353,19 @@ class IndexStore:
     def put_status(self, status: FileStatus, kind: str, mtime_ms: int, size: int) -> None:
         """Record a file that is skipped or failed, with why (call inside a transaction)."""
         self._forget_body(status.rel)
-        self._bump()
+        self._bump(status.rel)
         self._write(
             "INSERT OR REPLACE INTO files (rel, kind, mtime_ms, size, state, reason) VALUES (?, ?, ?, ?, ?, ?)",
             (status.rel, kind, mtime_ms, size, status.state, status.reason),
         )
 
     def touch(self, rel: str, mtime_ms: int, size: int) -> None:
-        self._bump()
+        self._bump(rel)
         self._write("UPDATE files SET mtime_ms = ?, size = ? WHERE rel = ?", (mtime_ms, size, rel))
 
     def delete(self, rel: str) -> None:
         self._forget_body(rel)
-        self._bump()
+        self._bump(rel)
         self._write("DELETE FROM files WHERE rel = ?", (rel,))
 
     def stored_copy(self, doc: Document) -> StoredDocument:
@@ -400,17 +413,26 @@ class IndexStore:
         except (OSError, OutsideWorkspace, SkipFile, ValueError):
             return ""  # the watcher or the next refresh records what happened to the file
 
+    _DOCUMENT_COLUMNS = ("SELECT rel, kind, mtime_ms, size, content_hash, title, summary, body, truncated,"
+                         " page_starts, refs, reason FROM files WHERE state = 'indexed'")
+
     def stored_documents(self) -> Iterator[tuple[Document, list[Ref]]]:
-        """Every indexed document with its body, for rebuilding the postings without reading the workspace."""
-        cursor = self.db.execute(
-            "SELECT rel, kind, mtime_ms, size, content_hash, title, summary, body, truncated, page_starts, refs,"
-            " reason FROM files WHERE state = 'indexed' ORDER BY rel"
-        )
-        for rel, kind, mtime, size, digest, title, summary, body, truncated, pages, refs, reason in cursor:
-            text = self._body_of(rel, kind, body)
-            doc = Document(rel, kind, title, summary, mtime, size, text, bool(truncated), digest, json.loads(pages),
-                           reason if reason != TRUNCATED_NOTE else "")
-            yield doc, [Ref(raw, line) for raw, line in json.loads(refs)]
+        """Every indexed document with its body, for rebuilding the postings without reading the workspace
+        (except the Markdown and text files, whose body is their file)."""
+        for row in self.db.execute(self._DOCUMENT_COLUMNS + " ORDER BY rel"):
+            yield self._document_of(row)
+
+    def stored_document(self, rel: str) -> tuple[Document, list[Ref]] | None:
+        """One indexed document with its body and links; None when `rel` has no indexed row."""
+        row = self.db.execute(self._DOCUMENT_COLUMNS + " AND rel = ?", (rel,)).fetchone()
+        return None if row is None else self._document_of(row)
+
+    def _document_of(self, row: tuple) -> tuple[Document, list[Ref]]:
+        rel, kind, mtime, size, digest, title, summary, body, truncated, pages, refs, reason = row
+        text = self._body_of(rel, kind, body)
+        doc = Document(rel, kind, title, summary, mtime, size, text, bool(truncated), digest, json.loads(pages),
+                       reason if reason != TRUNCATED_NOTE else "")
+        return doc, [Ref(raw, line) for raw, line in json.loads(refs)]
 
     # --- snapshot ------------------------------------------------------------------------------------
 
@@ -436,11 +458,25 @@ class IndexStore:
         with self.transaction():
             generation = self.generation
             self.db.execute("INSERT OR REPLACE INTO snapshot (id, generation, data) VALUES (1, ?, ?)", (generation, data))
+            self.db.execute("DELETE FROM changes WHERE generation <= ?", (generation,))
+        with contextlib.suppress(sqlite3.OperationalError):  # busy: the pages are reused, or freed next time
+            self.db.executescript("PRAGMA incremental_vacuum;")  # (execute() would free one page: one step)
 
-    def load_snapshot(self) -> tuple[SearchIndex, dict[str, list[Ref]]] | None:
-        """The saved postings if they reflect every write so far, else None."""
+    def load_snapshot(self) -> tuple[SearchIndex, dict[str, list[Ref]], list[str]] | None:
+        """The saved postings, their links and the files whose rows were written after the snapshot was saved
+        (read them again: `stored_document`); None when there is no usable snapshot or too much changed since."""
         row = self.db.execute("SELECT generation, data FROM snapshot WHERE id = 1").fetchone()
-        if row is None or row[0] != self.generation:
+        if row is None:
+            return None
+        current = self.generation
+        if row[0] == current:
+            since: list[str] = []
+        elif 0 <= row[0] < current:
+            since = [r[0] for r in self.db.execute(
+                "SELECT rel FROM changes WHERE generation > ? ORDER BY rel LIMIT ?", (row[0], MAX_CATCH_UP + 1))]
+            if not since or len(since) > MAX_CATCH_UP:
+                return None  # (none journaled though the generation moved: the journal cannot be trusted)
+        else:
             return None
         try:
             state = marshal.loads(row[1])
@@ -481,7 +517,7 @@ class IndexStore:
         index.trigrams = state["trigrams"]
         index.version = 1
         refs = {rel: [Ref(raw, line) for raw, line in items] for rel, items in state["refs"].items()}
-        return index, refs
+        return index, refs, since
 
 
 def _dump_slices(items: list) -> list[bytes]:
