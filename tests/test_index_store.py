@@ -252,3 +252,51 @@ def test_a_start_catches_up_from_the_journal_instead_of_rebuilding(make_workspac
     assert again.last_refresh.caught_up == 0 and order(again, "zebra vector todo", now_ms) == expected
     for ws in (window, command, again):
         ws.close()
+
+
+def _hold_lease_in_another_process(root) -> subprocess.Popen:
+    """A real second process holding the watch lease of `root`'s index, as the window does."""
+    code = textwrap.dedent(f"""
+        import sys, time
+        from knit_desktop.core.index.store import IndexStore
+        from knit_desktop.core.paths import index_db_path
+        store = IndexStore(index_db_path({str(root)!r}), {str(root)!r})
+        store.hold_watch_lease()
+        print("held", flush=True)
+        sys.stdin.read()
+        store.release_watch_lease()
+    """)
+    holder = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "held"
+    return holder
+
+
+def test_a_command_trusts_an_index_a_live_watcher_keeps_and_walks_otherwise(make_workspace, files, now_ms, monkeypatch):
+    """While another live process holds the watch lease, a command opens the index without walking the
+    workspace; once that process has gone (released, or died holding it) the command walks again."""
+    root = (make_workspace(files)).resolve()
+    Workspace.open_persistent(str(root)).close()
+
+    def no_walk(*args, **kwargs):
+        raise AssertionError("the workspace must not be walked")
+
+    holder = _hold_lease_in_another_process(root)
+    try:
+        with monkeypatch.context() as patch:
+            patch.setattr("knit_desktop.core.workspace.walk_workspace", no_walk)
+            trusting = Workspace.open_persistent(str(root), trust_watcher=True)
+            assert trusting.last_refresh.trusted_watcher
+            assert order(trusting, "attachment cache", now_ms)[0] == "docs/cache.md"
+            trusting.close()
+            with pytest.raises(AssertionError, match="must not be walked"):
+                Workspace.open_persistent(str(root))  # without trust_watcher (`index`, the window): it walks
+    finally:
+        holder.kill()  # dies holding the lease
+        holder.wait()
+    walking = Workspace.open_persistent(str(root), trust_watcher=True)
+    assert not walking.last_refresh.trusted_watcher
+    walking.close()
+    store = IndexStore(index_db_path(str(root)), str(root))
+    store.hold_watch_lease(seconds=-1)  # an expired lease (and our own) is never trusted
+    assert not store.watched_elsewhere()
+    store.close()

@@ -49,3 +49,35 @@ def test_workspace_follows_the_active_session_and_the_ranking_follows_the_conver
         assert rankings[-1].has_pack
     finally:
         live.stop()
+
+
+def test_the_window_vouches_for_its_index_while_it_watches(qtbot, make_workspace):
+    """While the window watches a workspace, its index carries a watch lease (a command then opens it without
+    walking the workspace); when it stops watching, the lease is given back."""
+    import sqlite3
+    import time
+
+    from knit_desktop.core.paths import index_db_path
+
+    root = make_workspace({"cache.md": "# Attachment cache\n\neviction"}).resolve()
+    live = LiveRanking(workspace=str(root), persistent=True, follow=False)
+    opened = []
+    live.indexOpened.connect(opened.append)
+
+    def lease():
+        db = sqlite3.connect(str(index_db_path(str(root))))
+        try:
+            row = db.execute("SELECT value FROM meta WHERE key = 'watch_lease'").fetchone()
+        finally:
+            db.close()
+        return None if row is None else tuple(int(part) for part in row[0].split())
+
+    live.start()
+    try:
+        qtbot.waitUntil(lambda: bool(opened), timeout=10_000)
+        qtbot.waitUntil(lambda: lease() is not None, timeout=5000)
+        pid, until = lease()
+        assert pid == os.getpid() and until > time.time() * 1000 + 20_000
+    finally:
+        live.stop()
+    assert lease() is None

@@ -83,10 +83,11 @@ def check_workspace_arg(root: str, args: argparse.Namespace) -> None:
 
 
 def open_workspace(args: argparse.Namespace) -> Workspace:
-    """The persistent index when `knit-desktop index` (or the app) has built one, else an in-memory scan."""
+    """The persistent index when `knit-desktop index` (or the app) has built one, else an in-memory scan. While
+    the window keeps that index current from its watcher, the workspace is not walked again."""
     root = workspace_root(args)
     if has_persistent_index(root):
-        return say_notice(Workspace.open_persistent(root))
+        return say_notice(Workspace.open_persistent(root, trust_watcher=True))
     return Workspace.open(root)
 
 

@@ -72,6 +72,7 @@ class RefreshReport:
     unchanged: int = 0
     loaded_from: str = "scan"  # "snapshot" | "rows" | "scan"
     caught_up: int = 0  # files read again at open because their rows were written after the snapshot
+    trusted_watcher: bool = False  # the open did not walk: another process keeps the index current
     pending: int = 0  # files still to (re)index when a time budget ran out
     total: int = 0  # files found by the walk
     paths: list[str] = field(default_factory=list)  # the files whose record this pass added, changed or removed
@@ -141,9 +142,13 @@ class Workspace:
 
     @classmethod
     def open_persistent(
-        cls, root: str, progress: Progress | None = None, budget_s: float | None = None
+        cls, root: str, progress: Progress | None = None, budget_s: float | None = None,
+        trust_watcher: bool = False,
     ) -> Workspace:
         """Load the workspace's saved index (creating it on first use) and bring it up to date with the disk.
+
+        With `trust_watcher`, a process that keeps the index current from a file watcher (the window, see
+        IndexStore.hold_watch_lease) is trusted and the workspace is not walked (`trusted_watcher` in the report).
 
         With `budget_s`, indexing stops when the budget is spent (`last_refresh.pending` says how much is left;
         call `refresh` again to go on). A database found damaged while reading is set aside and rebuilt once;
@@ -154,6 +159,10 @@ class Workspace:
             ws = cls(real, store)
             try:
                 ws._load_from_store()
+                if trust_watcher and ws.last_refresh.loaded_from == "snapshot" and store.watched_elsewhere():
+                    ws.last_refresh.trusted_watcher = True
+                    ws.last_refresh.total = len(ws.index.by_rel) + len(ws._rows)
+                    return ws
                 ws.refresh(progress, budget_s=budget_s)
                 return ws
             except sqlite3.DatabaseError as exc:

@@ -16,6 +16,7 @@ from ..core.heap import release_heap, settle_heap
 from ..core.index.boundary import os_path
 from ..core.index.pins import Pins
 from ..core.index.preview_content import render_pdf_page
+from ..core.index.store import WATCH_LEASE_S
 from ..core.workspace import RankInput, RefreshReport, Workspace
 from .worker import Worker, WorkerThread, error_text, guarded
 
@@ -62,6 +63,8 @@ class IndexWorker(Worker):
         self.persistent = persistent
         self.workspace: Workspace | None = None
         self._save_timer: QTimer | None = None
+        self._watched = False  # a watcher feeds this worker every change: commands may trust the index
+        self._lease_timer: QTimer | None = None
 
     def _progress(self, done: int, total: int, rel: str) -> None:
         if self.cancel.is_set():
@@ -83,7 +86,37 @@ class IndexWorker(Worker):
             self.failed.emit(FAILED_OPEN, error_text(exc))
             return
         settle_heap()
+        self._update_lease()
         self.opened.emit(self.mailbox.post(self.workspace.last_refresh))
+
+    @Slot(int)
+    @guarded
+    def setWatched(self, watched: int) -> None:
+        self._watched = bool(watched)
+        self._update_lease()
+
+    def _update_lease(self) -> None:
+        """Hold the index's watch lease while the index is open and a watcher feeds it (see IndexStore)."""
+        store = self.workspace.store if self.workspace is not None else None
+        if store is None:
+            return
+        if not self._watched:
+            if self._lease_timer is not None:
+                self._lease_timer.stop()
+            store.release_watch_lease()
+            return
+        if self._lease_timer is None:  # created here so it lives on this thread
+            self._lease_timer = QTimer(self)
+            self._lease_timer.setInterval(int(WATCH_LEASE_S * 1000 / 3))
+            self._lease_timer.timeout.connect(self._renew_lease)
+        self._renew_lease()
+        self._lease_timer.start()
+
+    @Slot()
+    @guarded
+    def _renew_lease(self) -> None:
+        if self.workspace is not None and self.workspace.store is not None:
+            self.workspace.store.hold_watch_lease()
 
     @Slot(list)
     @guarded
@@ -154,6 +187,10 @@ class IndexWorker(Worker):
         self.pageRendered.emit(token, self.mailbox.post((rel, rendered.page, rendered.pages, image.copy())))
 
     def on_shutdown(self) -> None:
+        if self._lease_timer is not None:
+            self._lease_timer.stop()
+        if self.workspace is not None and self.workspace.store is not None:
+            self.workspace.store.release_watch_lease()
         if self._save_timer is not None and self._save_timer.isActive():
             self._save_timer.stop()
             self._save()
@@ -175,6 +212,7 @@ class IndexerService(WorkerThread):
     failed = Signal(str, str)  # code (FAILED_*), detail
 
     _applyPaths = Signal(list)
+    _setWatched = Signal(int)  # int, not bool: a bool crossing threads trips a PySide refcount bug
     _preview = Signal(int, str)
     _renderPage = Signal(int, str, int, int, list)
     _refresh = Signal()
@@ -192,10 +230,15 @@ class IndexerService(WorkerThread):
         self.relay(worker.previewReady, self.previewReady)
         self.relay(worker.pageRendered, self.pageRendered)
         self._applyPaths.connect(worker.applyPaths)
+        self._setWatched.connect(worker.setWatched)
         self._refresh.connect(worker.refresh)
         self._rank.connect(worker.rank)
         self._preview.connect(worker.preview)
         self._renderPage.connect(worker.renderPage)
+
+    def set_watched(self, watched: bool) -> None:
+        """Whether a watcher feeds this index every change (the index then vouches for itself to commands)."""
+        self._setWatched.emit(int(watched))
 
     def apply_paths(self, rels: list[str]) -> None:
         self._applyPaths.emit(list(rels))

@@ -21,7 +21,7 @@ from ..core.view import ViewResult
 from ..core.workspace import RankInput
 from .conversation import ConversationFollower
 from .indexer import IndexerService
-from .watcher import WorkspaceWatcher
+from .watcher import MODE_STOPPED, WorkspaceWatcher
 
 
 def _acceptable(cwd: str) -> bool:
@@ -172,6 +172,7 @@ class LiveRanking(QObject):
         watcher.pathsChanged.connect(indexer.apply_paths)
         watcher.rescanNeeded.connect(indexer.refresh)
         watcher.modeChanged.connect(self.watchModeChanged)
+        watcher.modeChanged.connect(lambda mode, _detail: indexer.set_watched(mode != MODE_STOPPED))
         self._indexer, self._watcher = indexer, watcher
         indexer.start()
         watcher.start()
