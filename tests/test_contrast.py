@@ -9,7 +9,14 @@ from PySide6.QtWidgets import QStyleFactory, QStyleOptionViewItem
 
 from knit_desktop.core.rank.context_pack import Reason
 from knit_desktop.core.view import RankedRows, ViewRow
-from knit_desktop.ui.colours import MINIMUM_CONTRAST, contrast, row_colours, text_pairs
+from knit_desktop.ui.colours import (
+    MINIMUM_CONTRAST,
+    contrast,
+    passage_background,
+    passage_bar,
+    row_colours,
+    text_pairs,
+)
 from knit_desktop.ui.document_delegate import DocumentDelegate
 from knit_desktop.ui.document_model import DocumentListModel
 
@@ -84,3 +91,14 @@ def test_the_delegate_paints_the_colours_that_were_measured(qapp):
     painted = {image.pixelColor(x, y).name() for x in range(image.width()) for y in range(image.height())}
     assert row_colours(palette).accent.name() in painted  # the primary dot and the why line's solid strokes
     assert palette.color(QPalette.ColorRole.Highlight).name() not in painted
+
+
+@pytest.mark.parametrize("name", list(PALETTES))
+def test_the_preview_passage_is_a_faint_tint_beside_a_bar_the_eye_finds(qapp, name):
+    """The matched passage's background stays a tint (the page's text keeps its contrast on it, measured in the
+    table above) and the bar in the margin reaches 3:1, WCAG's minimum for a graphic."""
+    palette = PALETTES[name]()
+    base = palette.color(QPalette.ColorRole.Base)
+    assert contrast(passage_background(palette), base) < 1.25
+    assert contrast(palette.color(QPalette.ColorRole.Text), passage_background(palette)) >= MINIMUM_CONTRAST
+    assert contrast(passage_bar(palette), base) >= 3.0

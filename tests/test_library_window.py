@@ -82,9 +82,9 @@ def test_an_epub_in_the_workspace_previews_on_its_matched_page(qtbot, tmp_path, 
         qtbot.waitUntil(lambda: knit.window.model.shown > 0, timeout=15_000)
         knit.window.show_document("rivers.epub")
         preview = knit.window.preview
-        qtbot.waitUntil(lambda: bool(preview.browser.extraSelections()), timeout=10_000)
+        qtbot.waitUntil(lambda: bool(preview.browser.marked_blocks()), timeout=10_000)
         assert preview.passages and preview.passages[0].page == 2
-        marked = [s.cursor.block().text() for s in preview.browser.extraSelections()]
+        marked = [block.text() for block in preview.browser.marked_blocks()]
         assert any("Otters fish for trout" in text for text in marked), marked
     finally:
         knit.close()

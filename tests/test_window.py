@@ -258,8 +258,8 @@ def test_the_matched_passage_is_highlighted(qtbot, open_app):
     knit = open_app()
     preview = knit.window.preview
     knit.window.list.select_first()  # the primary document, matched on its eviction passage
-    qtbot.waitUntil(lambda: bool(preview.browser.extraSelections()), timeout=10_000)
-    marked = [s.cursor.block().text() for s in preview.browser.extraSelections()]
+    qtbot.waitUntil(lambda: bool(preview.browser.marked_blocks()), timeout=10_000)
+    marked = [block.text() for block in preview.browser.marked_blocks()]
     assert any("cache" in text.lower() for text in marked)
 
 
@@ -278,7 +278,7 @@ def test_a_text_preview_after_a_highlighted_heading_is_plain(qtbot, open_app):
         qtbot.mouseClick(window.list.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
 
     click("docs/attachment-cache.md")
-    qtbot.waitUntil(lambda: bool(browser.extraSelections()), timeout=10_000)
+    qtbot.waitUntil(lambda: bool(browser.marked_blocks()), timeout=10_000)
     browser.setTextCursor(QTextCursor(browser.document().findBlockByNumber(0)))  # on the H1, as a highlight leaves it
     assert browser.textCursor().blockFormat().headingLevel() == 1
     click("notes/release-checklist.txt")
@@ -450,7 +450,7 @@ def test_screenshots_of_the_documents_and_a_pdf_preview(qtbot, tmp_path, monkeyp
     knit = open_app()
     window, preview = knit.window, knit.window.preview
     window.list.select_first()
-    qtbot.waitUntil(lambda: bool(preview.browser.extraSelections()), timeout=10_000)
+    qtbot.waitUntil(lambda: bool(preview.browser.marked_blocks()), timeout=10_000)
     qtbot.wait(100)
     shots = {"documents": window.grab().toImage()}
 

@@ -115,9 +115,18 @@ def empty_text(palette: QPalette) -> QColor:
     return readable(_alpha(palette.color(QPalette.ColorRole.Text), 0.6), palette.color(QPalette.ColorRole.Base))
 
 
+PASSAGE_TINT = 0.10  # the matched passage's background: the Highlight this faint over the page
+
+
 def passage_background(palette: QPalette) -> QColor:
-    """The faint background of the matched passage in the preview (opaque, so its contrast can be measured)."""
-    return over(_alpha(palette.color(QPalette.ColorRole.Highlight), 0.14), palette.color(QPalette.ColorRole.Base))
+    """The faint background beside the matched passage in the preview (opaque, so its contrast can be measured):
+    the document's own text colours stay on it unchanged."""
+    return over(_alpha(palette.color(QPalette.ColorRole.Highlight), PASSAGE_TINT), palette.color(QPalette.ColorRole.Base))
+
+
+def passage_bar(palette: QPalette) -> QColor:
+    """The bar in the margin beside the matched passage: the accent, as the why lines use it."""
+    return readable(palette.color(QPalette.ColorRole.Highlight), palette.color(QPalette.ColorRole.Base), 3.0)
 
 
 def text_pairs(palette: QPalette) -> list[tuple[str, QColor, QColor]]:
@@ -135,8 +144,8 @@ def text_pairs(palette: QPalette) -> list[tuple[str, QColor, QColor]]:
     pairs += [("tier header", plain.header, plain.background), ("tier hint", plain.hint, plain.background),
               ("empty list", empty_text(palette), palette.color(QPalette.ColorRole.Base)),
               ("media placeholder", placeholder_text(palette), palette.color(QPalette.ColorRole.AlternateBase)),
-              ("preview passage", readable(palette.color(QPalette.ColorRole.Text), passage_background(palette)),
-               passage_background(palette)),
+              # the preview paints the document's text in the palette's own colours, unchanged on the passage
+              ("preview passage: text", palette.color(QPalette.ColorRole.Text), passage_background(palette)),
               ("video badge on white", QColor("white"), over(QColor(0, 0, 0, BADGE_ALPHA), QColor("white"))),
               ("name band on white", QColor("white"), over(QColor(0, 0, 0, LABEL_BAND_ALPHA), QColor("white")))]
     return pairs

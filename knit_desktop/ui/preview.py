@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import re
 
-from PySide6.QtCore import QBuffer, QByteArray, QEvent, QSize, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QBuffer, QByteArray, QEvent, QRect, QSize, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import (
     QColor,
     QDesktopServices,
@@ -20,7 +20,7 @@ from PySide6.QtGui import (
     QPainter,
     QPixmap,
     QShortcut,
-    QTextCharFormat,
+    QTextBlock,
     QTextCursor,
     QTextDocument,
 )
@@ -34,7 +34,6 @@ from PySide6.QtWidgets import (
     QSizePolicy,
     QStackedWidget,
     QTextBrowser,
-    QTextEdit,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -45,10 +44,11 @@ from ..core.index.preview_content import PreviewData
 from ..core.rank.cited import citation_text
 from ..core.rank.passages import Passage
 from ..services import multimedia
-from .colours import passage_background
+from .colours import passage_background, passage_bar
 from .compact import ElidedButton, tinted_icon
 from .item_actions import no_app_text, open_with_system_app
 from .media_preview import ImageView, VideoPlayer, video_unavailable_text
+from .metrics import DOCUMENT_MARGIN, PASSAGE_BAR_GAP, PASSAGE_BAR_WIDTH, PASSAGE_PAD
 from .wording import problem_text
 
 _MD_SYNTAX = re.compile(r"^\s{0,3}(#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)|[*_`~]|!?\[([^\[\]]*)\]\([^()]*\)")
@@ -73,6 +73,9 @@ class WorkspaceTextBrowser(QTextBrowser):
         self.folder = ""  # the shown document's folder, for relative image paths
         self.refused: list[tuple[str, str]] = []  # (url, why) for each image refused since the last document
         self._sizes: dict[str, QSize] = {}  # image name -> natural size, for the shown document
+        self._passage: tuple[int, int] | None = None  # the marked passage's first and last positions
+        # room in the margin for the passage bar, left of the text
+        self.document().setDocumentMargin(DOCUMENT_MARGIN)
 
     def set_location(self, root: str, folder: str) -> None:
         self.root = os.path.realpath(root) if root else ""
@@ -147,6 +150,107 @@ class WorkspaceTextBrowser(QTextBrowser):
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self.fit_images()
+
+    # --- the matched passage: a bar in the margin and a faint background, drawn under the text -----------
+
+    def mark_passage(self, span: tuple[int, int] | None) -> None:
+        """Mark the text between two document positions (None: nothing). Nothing in the document changes: no
+        block or heading is repainted, the marker is drawn under the text on each paint."""
+        self._passage = span
+        self.viewport().update()
+
+    def marked_blocks(self) -> list[QTextBlock]:
+        """The blocks the marker runs beside: those of the passage, without its headings and its empty edges."""
+        return [block for run in self._passage_runs() for block in run]
+
+    def _passage_runs(self) -> list[list[QTextBlock]]:
+        """The passage's blocks in runs broken by headings (a heading keeps its own look, unmarked)."""
+        if self._passage is None:
+            return []
+        start, end = self._passage
+        document = self.document()
+        runs: list[list[QTextBlock]] = [[]]
+        block = document.findBlock(start)
+        while block.isValid() and block.position() <= end:
+            if block.blockFormat().headingLevel() > 0:
+                runs.append([])
+            else:
+                runs[-1].append(block)
+            block = block.next()
+        trimmed = []
+        for run in runs:
+            while run and not run[0].text().strip():
+                run.pop(0)
+            while run and not run[-1].text().strip():
+                run.pop()
+            if run:
+                trimmed.append(run)
+        return trimmed
+
+    def passage_spans(self) -> list[QRect]:
+        """The marker's rectangles in viewport coordinates, one per run of the passage's blocks."""
+        if self._passage is None:
+            return []
+        start, end = self._passage
+        spans = []
+        for run in self._passage_runs():
+            first = max(start, run[0].position())
+            last = min(end, run[-1].position() + max(0, run[-1].length() - 1))
+            cursor = QTextCursor(self.document())
+            cursor.setPosition(first)
+            top = self.cursorRect(cursor).top()
+            cursor.setPosition(last)
+            bottom = self.cursorRect(cursor).bottom()
+            spans.append(QRect(0, top - PASSAGE_PAD, self.viewport().width(), bottom - top + 1 + 2 * PASSAGE_PAD))
+        return spans
+
+    def paintEvent(self, event) -> None:
+        spans = self.passage_spans()
+        if spans:  # under the text: painted first, the document on top
+            painter = QPainter(self.viewport())
+            palette = self.palette()
+            for rect in spans:
+                painter.fillRect(rect, passage_background(palette))
+                painter.fillRect(QRect(rect.left() + PASSAGE_BAR_GAP, rect.top(), PASSAGE_BAR_WIDTH, rect.height()),
+                                 passage_bar(palette))
+            painter.end()
+        super().paintEvent(event)
+
+
+def passage_positions(document: QTextDocument, data: PreviewData, passage: Passage) -> tuple[int, int] | None:
+    """Where a passage (source lines `start_line`..`end_line`) lies in the shown document, as the first and last
+    character positions of its lines; None when none of its lines is found. Plain text has a block per source
+    line; rendered Markdown has none, so each line's rendered text is looked for in order."""
+    start, end = passage.start_line, passage.end_line
+    page_lines = data.page_line_starts
+    if passage.page and 0 < passage.page <= len(page_lines):  # an EPUB's lines count within its page
+        start, end = start + page_lines[passage.page - 1], end + page_lines[passage.page - 1]
+    source = data.text.splitlines()
+    lines = [n for n in range(start, end + 1) if 0 < n <= len(source)]
+    if data.kind == "txt":
+        blocks = [document.findBlockByNumber(n - 1) for n in lines if source[n - 1].strip()]
+        blocks = [b for b in blocks if b.isValid()]
+        if not blocks:
+            return None
+        return blocks[0].position(), blocks[-1].position() + max(0, blocks[-1].length() - 1)
+    found_spans: list[tuple[int, int]] = []
+    cursor = QTextCursor(document)
+    # rendered text is shorter than its source: a "match" further on than the whole passage's source is another line
+    reach = sum(len(source[n - 1]) + 1 for n in lines) + 200
+    for n in lines:
+        wanted = plain_line(source[n - 1])
+        if len(wanted) < 2:
+            continue
+        found = document.find(wanted[:60], cursor)
+        if found.isNull() or (found_spans and found.selectionStart() - found_spans[0][0] > reach):
+            continue
+        block = found.block()
+        block_end = block.position() + max(0, block.length() - 1)
+        found_spans.append((found.selectionStart(), min(block_end, found.selectionStart() + len(wanted))))
+        cursor = found
+    if not found_spans:
+        return None
+    return found_spans[0][0], found_spans[-1][1]
 
 
 def best_passage(passages: tuple[Passage, ...]) -> Passage | None:
@@ -399,53 +503,17 @@ class PreviewPane(QFrame):
         self._highlight_passage()
 
     def _highlight_passage(self) -> None:
-        """Scroll to the matched passage and mark it."""
-        if not self.passages or self.data is None:
-            self.browser.setExtraSelections([])
-            return
+        """Scroll to the matched passage and mark it: a bar in the margin and a faint background beside its lines
+        (the lines a citation names), its headings left as they are."""
         passage = best_passage(self.passages)
-        if passage is None:
-            return
-        start, end = passage.start_line, passage.end_line
-        page_lines = self.data.page_line_starts
-        if passage.page and 0 < passage.page <= len(page_lines):  # an EPUB's lines count within its page
-            start, end = start + page_lines[passage.page - 1], end + page_lines[passage.page - 1]
-        document = self.browser.document()
-        fmt = QTextCharFormat()
-        fmt.setBackground(passage_background(self.palette()))
-        fmt.setProperty(QTextCharFormat.Property.FullWidthSelection, True)
-        selections = []
-        terms = [t.lower() for t in passage.terms]
-        source = self.data.text.splitlines()
-        lines = [n for n in range(start, end + 1) if 0 < n <= len(source)]
-        marked = [n for n in lines if any(t in source[n - 1].lower() for t in terms)] or lines[:1]
-        blocks = []
-        if self.data.kind == "txt":
-            blocks = [document.findBlockByNumber(n - 1) for n in marked]
-        else:
-            cursor = QTextCursor(document)
-            for n in marked:  # rendered Markdown has no source lines: find each marked line's text
-                wanted = plain_line(source[n - 1])
-                if len(wanted) < 2:
-                    continue
-                found = document.find(wanted[:60], cursor)
-                if not found.isNull():
-                    blocks.append(found.block())
-                    cursor = found
-        for block in blocks:
-            if not block.isValid():
-                continue
-            selection = QTextEdit.ExtraSelection()
-            selection.cursor = QTextCursor(block)
-            selection.cursor.select(QTextCursor.SelectionType.BlockUnderCursor)
-            selection.format = fmt
-            selections.append(selection)
-        self.browser.setExtraSelections(selections)
-        if selections:  # bring the last marked line into view, then the first, so the whole passage shows
-            self.browser.setTextCursor(QTextCursor(selections[-1].cursor.block()))
-            self.browser.ensureCursorVisible()
-            self.browser.setTextCursor(QTextCursor(selections[0].cursor.block()))
-            self.browser.ensureCursorVisible()
+        span = passage_positions(self.browser.document(), self.data, passage) if passage and self.data else None
+        self.browser.mark_passage(span)
+        if span is not None:  # bring the passage's end into view, then its start, so the whole passage shows
+            for position in (span[1], span[0]):
+                cursor = QTextCursor(self.browser.document())
+                cursor.setPosition(position)
+                self.browser.setTextCursor(cursor)
+                self.browser.ensureCursorVisible()
 
     # --- PDF pages -----------------------------------------------------------------------------------
 
