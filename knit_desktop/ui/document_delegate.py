@@ -2,17 +2,39 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from PySide6.QtCore import QCoreApplication, QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette, QTextLayout, QTextLine, QTextOption
-from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
+from PySide6.QtWidgets import QAbstractScrollArea, QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from .colours import row_colours
 from .document_model import TIERS, Row, RowRole
+from .metrics import UNIT, S, type_scale
 from .wording import is_new, relative_time_text, tier_hint, tier_title, why_text
 
-PAD = 8
-NUMBER_WIDTH = 22
-HEADER_HEIGHT = 26
+PAD = S  # a row's padding
+NUMBER_WIDTH = 24
+HEADER_HEIGHT = 28
+LINE_GAP = 2  # between a row's title, summary and why line (inside the row, painted, not a layout spacing)
+SUMMARY_LINES = 2  # a summary is clamped to this many lines
+_NO_SUMMARY = "(no summary)"  # measured for an empty summary (one line in either language)
+
+
+@dataclass(frozen=True)
+class RowMetrics:
+    title: int  # the title line's height
+    body: QFontMetrics  # the summary's font
+    small: int  # the why line's height
+
+    heights: tuple[tuple[int, int], ...] = ()  # a document row's height by [summary lines - 1][has a why line]
+
+    @classmethod
+    def measure(cls, title: QFont, body: QFont, small: QFont) -> RowMetrics:
+        t, b, s = QFontMetrics(title).height(), QFontMetrics(body), QFontMetrics(small).height()
+        plain = [PAD + t + LINE_GAP + lines * b.lineSpacing() + PAD for lines in range(1, SUMMARY_LINES + 1)]
+        heights = tuple((height, height + LINE_GAP + s) for height in plain)
+        return cls(t, b, s, heights)
 
 
 def match_spans(text: str, needle: str) -> list[tuple[int, int]]:
@@ -43,36 +65,71 @@ class DocumentDelegate(QStyledItemDelegate):
     def __init__(self, model, parent=None) -> None:
         super().__init__(parent)
         self.model = model
-        self._heights_for: tuple[str, tuple[int, int]] = ("", (0, 0))
+        self._metrics_for: tuple[str, RowMetrics | None] = ("", None)
+        self._lines_for: tuple[int, dict[str, int]] = (0, {})  # width -> {summary: lines}, for the font measured
 
     def _fonts(self, option: QStyleOptionViewItem) -> tuple[QFont, QFont, QFont]:
-        base = QFont(option.font)
-        title = QFont(base)
-        title.setPointSizeF(base.pointSizeF() * 1.08)
-        title.setWeight(QFont.Weight.DemiBold)
-        small = QFont(base)
-        small.setPointSizeF(base.pointSizeF() * 0.9)
-        return title, base, small
+        return type_scale(option.font)  # (title, body, small): the sticky note's scale too
 
-    def _heights(self, option: QStyleOptionViewItem) -> tuple[int, int]:
-        """A document row's height without and with the why line; measured once per font."""
-        key = option.font.key()
-        if self._heights_for[0] != key:
-            title, base, small = self._fonts(option)
-            plain = PAD + QFontMetrics(title).height() + 2 + 2 * QFontMetrics(base).lineSpacing() + PAD
-            self._heights_for = (key, (plain, plain + QFontMetrics(small).height() + 2))
-        return self._heights_for[1]
+    def _metrics(self, option: QStyleOptionViewItem, key: str | None = None) -> RowMetrics:
+        """A row's line heights; measured once per font (`key`: the font's key when the caller has it)."""
+        key = option.font.key() if key is None else key
+        if self._metrics_for[0] != key:
+            self._metrics_for = (key, RowMetrics.measure(*self._fonts(option)))
+            self._lines_for = (0, {})
+        metrics = self._metrics_for[1]
+        assert metrics is not None
+        return metrics
+
+    def summary_lines(self, option: QStyleOptionViewItem, summary: str, width: int, key: str | None = None) -> int:
+        """How many lines (1 or 2) a row's summary takes at the list's width: a short summary's row is one line
+        shorter, so the why line follows it with no empty line between. A width of 0 (not laid out yet): 2."""
+        metrics = self._metrics(option, key)  # a new font empties the cache below
+        if width <= 0:
+            return SUMMARY_LINES
+        cached_width, cache = self._lines_for
+        if cached_width != width:
+            cache = {}
+            self._lines_for = (width, cache)
+        lines = cache.get(summary)
+        if lines is None:
+            lines = cache[summary] = self._measure_lines(metrics.body, summary or _NO_SUMMARY, width)
+        return lines
+
+    @staticmethod
+    def _measure_lines(fm: QFontMetrics, summary: str, width: int) -> int:
+        # Shaping a 200-character summary costs tens of microseconds, times thousands of rows: most summaries are
+        # told by their length alone, far longer or far shorter than the line, and only the rest are measured.
+        if len(summary) * fm.averageCharWidth() > 2 * width:
+            return SUMMARY_LINES
+        if len(summary) * fm.maxWidth() <= width:
+            return 1
+        return 1 if fm.horizontalAdvance(" ".join(summary.split())) <= width else SUMMARY_LINES
+
+    @staticmethod
+    def text_width(width: int) -> int:
+        """The width a row's summary and why line get in a row `width` wide."""
+        return width - 2 * PAD - NUMBER_WIDTH
+
+    def row_height(self, option: QStyleOptionViewItem, summary_lines: int, has_reason: bool) -> int:
+        return self._metrics(option).heights[summary_lines - 1][has_reason]
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
-        # Called for every row on each re-rank (thousands): no fonts built, no QVariant round trip.
+        # Called for every row on each re-rank (thousands): no fonts built, no QVariant round trip; a summary's
+        # line count is measured once per text and width.
         rows = self.model.rows
         row = rows[index.row()] if 0 <= index.row() < len(rows) else None
         if row is None:
             return QSize(0, 0)
         if row.is_header:
             return QSize(1, HEADER_HEIGHT)  # rows take the viewport's width; never ask for more
-        plain, with_reason = self._heights(option)
-        return QSize(1, plain if row.item is None or row.item.reason is None else with_reason)
+        item = row.item
+        assert item is not None
+        key = option.font.key()
+        view = option.widget
+        width = view.viewport().width() - 2 * PAD - NUMBER_WIDTH if isinstance(view, QAbstractScrollArea) else 0
+        lines = self.summary_lines(option, item.summary, width, key)
+        return QSize(1, self._metrics_for[1].heights[lines - 1][item.reason is not None])
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
         row: Row = index.data(RowRole)
@@ -134,7 +191,7 @@ class DocumentDelegate(QStyledItemDelegate):
             painter.drawText(QRect(inner.left(), inner.top(), NUMBER_WIDTH, QFontMetrics(title_font).height()),
                              Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, f"{item.number:02d}")
         left = inner.left() + NUMBER_WIDTH
-        width = inner.right() - left
+        width = self.text_width(rect.width())  # as sizeHint measured the summary's lines
 
         # title line: dot, title, 🆕, time on the right
         fm_title = QFontMetrics(title_font)
@@ -151,30 +208,31 @@ class DocumentDelegate(QStyledItemDelegate):
             painter.setBrush(colours.accent)
             painter.setPen(Qt.PenStyle.NoPen)
             painter.drawEllipse(x, inner.top() + line_h // 2 - 3, 6, 6)
-            x += 11
+            x += 3 * UNIT  # the dot and a gap
         mark = ("📌 " if row.tier == "pinned" else "") + ("🆕 " if is_new(item.mtime_ms, now) else "")
         painter.setFont(title_font)
         painter.setPen(text_color)
-        title = fm_title.elidedText(mark + item.title, Qt.TextElideMode.ElideRight, inner.right() - when_w - 8 - x)
+        title = fm_title.elidedText(mark + item.title, Qt.TextElideMode.ElideRight, inner.right() - when_w - S - x)
         needle = self.model.needle.strip().lower()
         mark_matches(painter, title, fm_title, x, inner.top(), line_h, needle, colours, selected)
         painter.setPen(text_color)
-        painter.drawText(QRect(x, inner.top(), inner.right() - when_w - 8 - x, line_h),
+        painter.drawText(QRect(x, inner.top(), inner.right() - when_w - S - x, line_h),
                          Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, title)
 
-        # two-line summary
-        y = inner.top() + line_h + 2
+        # the summary (one or two lines, as the row was sized for), the why line right below it
+        y = inner.top() + line_h + LINE_GAP
         summary = item.summary or QCoreApplication.translate("DocumentList", "(no summary)")
         painter.setFont(base)
         painter.setPen(soft)
-        y = self._draw_clamped(painter, summary, base, QRect(left, y, width, 0), 2, needle, colours, selected)
+        lines = self.summary_lines(option, item.summary, width)
+        y = self._draw_clamped(painter, summary, base, QRect(left, y, width, 0), lines, needle, colours, selected)
 
         # why line
         if item.reason is not None:
             painter.setFont(small)
             painter.setPen(colours.accent)
             why = QFontMetrics(small).elidedText(why_text(item.reason), Qt.TextElideMode.ElideRight, width)
-            painter.drawText(QRect(left, y + 2, width, QFontMetrics(small).height()),
+            painter.drawText(QRect(left, y + LINE_GAP, width, QFontMetrics(small).height()),
                              Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, why)
         if has_focus:
             pen = painter.pen()
