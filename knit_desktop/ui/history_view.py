@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..services.history import HistoryService
+from .metrics import XS, S
 
 SCOPES = ("session", "workspace", "all")
 DETAIL_WINDOW = 3
@@ -254,7 +255,7 @@ class HistoryPanel(QWidget):
             role = self.tr("You") if message["role"] == "user" else self.tr("Assistant")
             mark = f" <span style='color:#a15c00'>{compacted}</span>" if message.get("compacted") else ""
             inside = start <= message["seq"] <= end
-            style = "background:#f2f6ff;border-left:3px solid #3b6fd8;padding:4px" if inside else "padding:4px"
+            style = "background:#f2f6ff;border-left:4px solid #3b6fd8;padding:4px" if inside else "padding:4px"
             body = highlighted(message["text"], self._terms if inside else []).replace("\n", "<br>")
             parts.append(f"<div style='{style}'><a name='seq{message['seq']}'></a><b>{role}</b> "
                          f"<span style='color:#888'>#{message['seq']}</span>{mark}<br>{body}</div>")
@@ -329,7 +330,8 @@ class RecallStrip(QFrame):
         self.dismiss_button = QToolButton(objectName="RecallStripDismiss", text="×")
         self.dismiss_button.clicked.connect(self.hide)
         layout = QHBoxLayout(self)
-        layout.setContentsMargins(6, 2, 2, 2)
+        layout.setContentsMargins(S, XS, XS, XS)
+        layout.setSpacing(S)
         layout.addWidget(self.label, 1)
         layout.addWidget(self.open_button)
         layout.addWidget(self.dismiss_button)

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.library import LibraryError, check_new_folder, folder_problem, labels_for
+from .metrics import S
 from .settings import Settings
 
 
@@ -40,6 +41,7 @@ class LibraryFolders(QWidget):
         buttons.addStretch(1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(S)  # the buttons' row takes it too
         layout.addWidget(self.folders)
         layout.addLayout(buttons)
         layout.addWidget(self.status)

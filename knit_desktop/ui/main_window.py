@@ -20,6 +20,7 @@ from .history_view import RecallStrip
 from .item_actions import ItemActions
 from .media_model import MediaGridModel
 from .media_view import MediaGridView
+from .metrics import XS, S
 from .newcomer import NewcomerPanel
 from .preview_controller import PreviewController
 from .screen_fit import fitted_size
@@ -73,8 +74,8 @@ class MainWindow(QMainWindow):
 
         central = QWidget()
         layout = QVBoxLayout(central)
-        layout.setContentsMargins(8, 8, 8, 4)
-        layout.setSpacing(6)
+        layout.setContentsMargins(S, S, S, XS)
+        layout.setSpacing(S)
         layout.addWidget(self.header)
         layout.addWidget(self.splitter, 1)
         self.recall_strip = RecallStrip()  # "From earlier conversations" (issue 18), hidden until something is recalled

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 
 from ..core.media.layout import duration_text
 from ..services import multimedia
+from .metrics import XS, S
 
 if TYPE_CHECKING:  # QtMultimedia itself loads only once services.multimedia said it can
     from PySide6.QtMultimedia import QAudioOutput, QVideoFrame
@@ -184,7 +185,8 @@ class VideoPlayer(QWidget):
         self.player.positionChanged.connect(self._on_position)
         self.player.playbackStateChanged.connect(lambda _s: self.retranslate())
         controls = QHBoxLayout()
-        controls.setContentsMargins(6, 2, 6, 4)
+        controls.setContentsMargins(S, 0, S, XS)  # under the picture: no gap above
+        controls.setSpacing(S)
         controls.addWidget(self.play_button)
         controls.addWidget(self.slider, 1)
         controls.addWidget(self.time_label)

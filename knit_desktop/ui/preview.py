@@ -48,7 +48,7 @@ from .colours import passage_background, passage_bar
 from .compact import ElidedButton, tinted_icon
 from .item_actions import no_app_text, open_with_system_app
 from .media_preview import ImageView, VideoPlayer, video_unavailable_text
-from .metrics import DOCUMENT_MARGIN, PASSAGE_BAR_GAP, PASSAGE_BAR_WIDTH, PASSAGE_PAD
+from .metrics import DOCUMENT_MARGIN, PASSAGE_BAR_GAP, PASSAGE_BAR_WIDTH, PASSAGE_PAD, XS, S
 from .wording import problem_text
 
 _MD_SYNTAX = re.compile(r"^\s{0,3}(#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)|[*_`~]|!?\[([^\[\]]*)\]\([^()]*\)")
@@ -323,7 +323,7 @@ class PreviewPane(QFrame):
         self.close_button = QToolButton(objectName="ClosePreview", autoRaise=True)
         self.close_button.clicked.connect(self.closed)
         bar = QHBoxLayout()
-        bar.setContentsMargins(6, 4, 6, 4)
+        bar.setContentsMargins(S, XS, S, XS)
         bar.addWidget(self.back_button)
         bar.addWidget(self.forward_button)
         bar.addWidget(self.path_button, 1)
@@ -345,6 +345,7 @@ class PreviewPane(QFrame):
         self.next_page.clicked.connect(lambda: self.show_page(self.page + 1))
         self.page_number = QLabel()
         pdf_bar = QHBoxLayout()
+        pdf_bar.setSpacing(S)
         pdf_bar.addStretch(1)
         pdf_bar.addWidget(self.prev_page)
         pdf_bar.addWidget(self.page_number)
@@ -353,6 +354,7 @@ class PreviewPane(QFrame):
         pdf_box = QWidget()
         pdf_layout = QVBoxLayout(pdf_box)
         pdf_layout.setContentsMargins(0, 0, 0, 0)
+        pdf_layout.setSpacing(XS)
         pdf_layout.addWidget(self.page_scroll, 1)
         pdf_layout.addLayout(pdf_bar)
         self.message = QLabel(alignment=Qt.AlignmentFlag.AlignCenter, wordWrap=True)

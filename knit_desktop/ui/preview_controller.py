@@ -108,7 +108,10 @@ class PreviewController(QObject):
         pane.closed.connect(window.close)
         pane.fullscreenToggled.connect(lambda on: window.showFullScreen() if on else window.showNormal())
         pane.documentRequested.connect(lambda other: pane.show_document(self._root(), other, ""))
-        QVBoxLayout(window).addWidget(pane)
+        layout = QVBoxLayout(window)
+        layout.setContentsMargins(0, 0, 0, 0)  # the pane is the window
+        layout.setSpacing(0)
+        layout.addWidget(pane)
         kind, passages = self.row_passages(rel)
         pane.show_document(self._root(), rel, kind, passages)
         window.resize(fitted_size(window.screen(), 900, 1000))  # its bottom on screen, frame included

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from ..core.index.boundary import unsafe_workspace_reason
 from .library_settings import LibraryFolders
+from .metrics import L, M, S
 from .settings import LANGUAGES, NOTE_COLOURS, NOTE_SHAPES, NOTE_SIZES, Settings
 
 
@@ -45,6 +46,7 @@ class SettingsDialog(QDialog):
         self.follow.toggled.connect(self._apply_workspace)
         self.folder.editingFinished.connect(self._apply_workspace)
         folder_row = QHBoxLayout()
+        folder_row.setSpacing(S)
         folder_row.addWidget(self.folder, 1)
         folder_row.addWidget(self.browse)
 
@@ -64,12 +66,15 @@ class SettingsDialog(QDialog):
         self.reset_note = QPushButton(objectName="ResetNotePosition")
         self.reset_note.clicked.connect(lambda: setattr(settings, "note_position", None))
         look = QHBoxLayout()
+        look.setSpacing(S)
         for widget in (self.note_shape, self.note_colour, self.note_size, self.reset_note):
             look.addWidget(widget)
 
         self.language_label, self.workspace_label, self.dsh_home_label = QLabel(), QLabel(), QLabel()
         self.memory_label, self.look_label = QLabel(), QLabel()
         self.form = QFormLayout()
+        self.form.setHorizontalSpacing(M)
+        self.form.setVerticalSpacing(S)
         self.form.addRow(self.language_label, self.language)
         self.form.addRow(self.workspace_label, self.follow)
         self.form.addRow(None, self.fixed)
@@ -83,7 +88,10 @@ class SettingsDialog(QDialog):
         self.form.addRow(self.look_label, look)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.close)
+        buttons.layout().setSpacing(S)
         layout = QVBoxLayout(self)
+        layout.setContentsMargins(L, L, L, L)
+        layout.setSpacing(L)
         layout.addLayout(self.form)
         layout.addWidget(buttons)
         self.retranslate()

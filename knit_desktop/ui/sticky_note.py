@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..core import config as options
+from .metrics import L, M, S, type_scale
 from .settings import NOTE_COLOURS, Settings
 
 SIZES = {"S": (240, 150), "M": (300, 190), "L": (380, 240)}
@@ -83,8 +84,8 @@ class StickyNote(QFrame):
         buttons.addWidget(self.remember_button)
         buttons.addWidget(self.dismiss_button)
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(14, 10, 14, 10)
-        layout.setSpacing(6)
+        layout.setContentsMargins(L, M, L, M)
+        layout.setSpacing(S)  # the rows' own layouts take this too
         layout.addLayout(top)
         layout.addWidget(self.text, 1)
         layout.addLayout(where)
@@ -92,6 +93,7 @@ class StickyNote(QFrame):
         layout.addLayout(buttons)
         for child in (self.title, self.count, self.kind, self.message):
             child.installEventFilter(self)  # labels pass presses on, so the note drags from them too
+        self._apply_type_scale()
         settings.changed.connect(self._on_setting)
         self.apply_look()
         self.retranslate()
@@ -193,6 +195,14 @@ class StickyNote(QFrame):
         return super().eventFilter(watched, event)
 
     # --- look ----------------------------------------------------------------------------------------
+
+    def _apply_type_scale(self) -> None:
+        """The list's type scale: the note's title reads like a row's title, its kind and count like a row's time."""
+        title, body, small = type_scale(self.font())
+        self.title.setFont(title)
+        self.text.setFont(body)
+        for label in (self.count, self.kind, self.message):
+            label.setFont(small)
 
     def _on_setting(self, key: str) -> None:
         if key in (options.NOTE_SHAPE.key, options.NOTE_COLOUR.key, options.NOTE_SIZE.key):
