@@ -165,6 +165,10 @@ class RankedList(Sequence):
     def __iter__(self) -> Iterator[RankedDoc]:
         return (self[i] for i in range(len(self)))
 
+    def doc_id(self, i: int) -> int:
+        """The document id at position `i`, without building its row."""
+        return int(self._order[i])
+
     def __repr__(self) -> str:
         return f"RankedList({len(self)} documents)"
 
