@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint eval bench translations package clean test-matrix test-e2e
+.PHONY: run test lint eval bench translations package clean test-matrix test-e2e screenshots
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,13 @@ test: $(STAMP)
 # each step go to KNIT_E2E_SCREENSHOTS (default: the test's temp dir). Fails, not skips, when a tool is missing.
 test-e2e: $(STAMP)
 	KNIT_E2E_REQUIRED=1 $(BIN)/python -m pytest -m e2e tests/e2e -s
+
+# The README's screenshots (docs/screenshots), rendered offscreen by the tests that take them, in both languages.
+# SCALE=2 renders them at scale factor 2 and SHOTS=DIR writes them elsewhere (to look at, not for the README).
+SCREENSHOT_TESTS := tests/test_window.py tests/test_media_window.py tests/test_sticky_notes.py tests/test_history_window.py
+screenshots: $(STAMP)
+	KNIT_UPDATE_SCREENSHOTS=1 QT_SCALE_FACTOR=$(or $(SCALE),1) $(if $(SHOTS),KNIT_SCREENSHOTS_DIR=$(SHOTS)) \
+		$(BIN)/python -m pytest -q $(SCREENSHOT_TESTS) -k "screenshot or settings_dialog_applies"
 
 # The window tests on the lowest PySide6 that pyproject.toml allows (in .venv-qt-low) and on the one .venv resolved.
 QT_LOW = $(shell sed -n 's/.*"PySide6-Essentials>=\([0-9.]*\).*/\1/p' pyproject.toml)

@@ -1,5 +1,5 @@
 """The History view and the recall strip in the running app (issue 18): every button clicked, both languages,
-screenshots written to the test's temp dir (and to KNIT_HISTORY_SHOTS when set, to look at)."""
+screenshots written to the test's temp dir (and to docs/screenshots with KNIT_UPDATE_SCREENSHOTS=1)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from PySide6.QtGui import QGuiApplication
 from knit_desktop.ui.app import KnitApp
 
 from .dsh_fixtures import DshLog
+from .test_window import SCREENSHOTS
 
 
 def conversation(home: Path, project: Path) -> DshLog:
@@ -141,13 +142,12 @@ def test_screenshots_of_the_history_view_and_the_recall_strip(qtbot, tmp_path, a
     qtbot.wait(100)
     suffix = "zh" if language == "zh_CN" else "en"
     shots = {"history": panel.grab().toImage(), "recall-strip": knit.window.grab().toImage()}
-    out = os.environ.get("KNIT_HISTORY_SHOTS")
     for name, image in shots.items():
         assert not image.isNull() and image.width() > 400
         assert image.save(str(tmp_path / f"{name}-{suffix}.png"))
-        if out:
-            Path(out).mkdir(parents=True, exist_ok=True)
-            image.save(str(Path(out) / f"{name}-{suffix}.png"))
+    if os.environ.get("KNIT_UPDATE_SCREENSHOTS") == "1":  # the README shows the panel
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        shots["history"].save(str(SCREENSHOTS / f"history-{suffix}.png"))
     expected = ("搜索", "复制引文") if language == "zh_CN" else ("Search", "Copy quote")
     assert (panel.search_button.text(), panel.copy_button.text()) == expected
 

@@ -25,7 +25,9 @@ from knit_desktop.ui.tray import TrayPeek
 from .dsh_fixtures import DshLog
 
 REPO = Path(__file__).resolve().parent.parent
-SCREENSHOTS = REPO / "docs" / "screenshots"
+# The README's screenshots; `make screenshots` (KNIT_UPDATE_SCREENSHOTS=1) writes them here, or into
+# KNIT_SCREENSHOTS_DIR (to look at them at another scale factor without touching the README's).
+SCREENSHOTS = Path(os.environ.get("KNIT_SCREENSHOTS_DIR") or REPO / "docs" / "screenshots")
 
 
 def wall_ms() -> int:

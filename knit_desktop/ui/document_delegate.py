@@ -232,8 +232,10 @@ class DocumentDelegate(QStyledItemDelegate):
             painter.setFont(small)
             painter.setPen(colours.accent)
             why = QFontMetrics(small).elidedText(why_text(item.reason), Qt.TextElideMode.ElideRight, width)
+            # not clipped to the Latin font's height: a fallback CJK font's line ("直接命中：") is taller, and
+            # centring it in that height cut the descenders of the Latin words after it
             painter.drawText(QRect(left, y + LINE_GAP, width, QFontMetrics(small).height()),
-                             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, why)
+                             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextDontClip, why)
         if has_focus:
             pen = painter.pen()
             pen.setColor(colours.accent)
