@@ -121,7 +121,9 @@ class Pool:
 class SearchIndex:
     def __init__(self) -> None:
         self.docs: list[Document | None] = []
-        self.lengths: list[tuple[int, int, int]] = []
+        # Field lengths (title, summary, body) of document i at 3i..3i+2: one flat array, not a tuple per
+        # document (100,000 tuples of three ints held 15 MB; this holds 1.2 MB and loads as one buffer).
+        self.lengths = array("I")
         self.by_rel: dict[str, int] = {}
         self.vocab: dict[str, int] = {}
         self.tokens: list[str] = []
@@ -149,7 +151,7 @@ class SearchIndex:
         self.docs.append(doc)
         self.by_rel[doc.rel] = doc_id
         texts = field_sources(doc)
-        self.lengths.append((latin_token_count(texts[0]), latin_token_count(texts[1]), latin_token_count(texts[2])))
+        self.lengths.extend((latin_token_count(texts[0]), latin_token_count(texts[1]), latin_token_count(texts[2])))
         title, summary, body = (_capped(field_tokens(t)) if t else {} for t in texts)
         vocab, post_docs, post_tfs = self.vocab, self.post_docs, self.post_tfs
         # This loop runs once per distinct word of every document of a build: plain dict lookups, no Counter
@@ -226,7 +228,7 @@ class SearchIndex:
         return pool
 
     def _shared_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        lengths = np.array(self.lengths, dtype=np.float64).reshape(-1, 3)
+        lengths = np.frombuffer(self.lengths, dtype=np.uint32).astype(np.float64).reshape(-1, 3)
         mtimes = np.array([d.mtime_ms if d is not None else 0 for d in self.docs], dtype=np.int64)
         rels = [d.rel if d is not None else "" for d in self.docs]
         order = sorted(range(len(rels)), key=rels.__getitem__)  # no per-item lambda: this runs on every start

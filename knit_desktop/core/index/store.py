@@ -39,7 +39,7 @@ from .scan import FileStatus
 from .search_index import SearchIndex
 
 SCHEMA_VERSION = 2  # 2: the change journal; Markdown and text bodies no longer stored
-SNAPSHOT_FORMAT = 7
+SNAPSHOT_FORMAT = 8  # 8: field lengths as one flat uint32 buffer
 # Snapshot lists are marshalled in slices: one marshal call holds the GIL throughout, and a 20,000-document list
 # in one call would freeze the window (which shares the GIL with the indexer thread) for 30-80 ms.
 SNAPSHOT_SLICE = 2000
@@ -486,7 +486,7 @@ class IndexStore:
         state = {
             "format": SNAPSHOT_FORMAT,
             "docs": _dump_slices(docs),
-            "lengths": _dump_slices(index.lengths),
+            "lengths": _ZSTD_FAST.compress(index.lengths.tobytes()),
             "tokens": _dump_slices(index.tokens),
             "postings": _pack_postings(index),
             "trigrams": _dump_slices(list(index.trigrams.items())),
@@ -526,7 +526,8 @@ class IndexStore:
         if not isinstance(state, dict) or state.get("format") != SNAPSHOT_FORMAT:
             return None
         try:
-            for key in ("docs", "lengths", "tokens"):
+            lengths = array("I", zstandard.ZstdDecompressor().decompress(state["lengths"]))
+            for key in ("docs", "tokens"):
                 state[key] = _load_slices(state[key])
             state["trigrams"] = dict(_load_slices(state["trigrams"]))
             state["refs"] = dict(_load_slices(state["refs"]))
@@ -551,7 +552,9 @@ class IndexStore:
                                 truncated=truncated, content_hash=digest, page_starts=pages, note=note, _store=self)
             docs.append(doc)
             by_rel[rel] = i
-        index.lengths = [tuple(x) for x in state["lengths"]]
+        if len(lengths) != 3 * len(state["docs"]):
+            return None
+        index.lengths = lengths
         index.tokens = state["tokens"]
         index.vocab = {token: tid for tid, token in enumerate(index.tokens)}
         index.post_docs, index.post_tfs = postings
