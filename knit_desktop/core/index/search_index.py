@@ -17,12 +17,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..sized_cache import SizedCache
 from ..text.tokens import LATIN_DOC_RUN, cjk_grams, is_cjk_char, latin_token_count, match_key, run_keys
 from .documents import DOC_KINDS, MEDIA_KINDS, Document
 
 TF_MAX = 65535  # per field and vocabulary entry; ranking caps tf at 20 anyway
 POOL_KINDS = {"doc": frozenset(DOC_KINDS), "media": frozenset(MEDIA_KINDS), "all": frozenset(DOC_KINDS + MEDIA_KINDS)}
 TERM_CACHE_LIMIT = 512
+TERM_CACHE_BYTES = 24 * 1024 * 1024  # postings kept for terms looked up again (a common term: 32 bytes per document)
 
 
 def field_tokens(text: str) -> Counter:
@@ -84,6 +86,10 @@ class TermPostings:
         return len(self.ids)
 
 
+def _nbytes(p: TermPostings) -> int:
+    return int(p.ids.nbytes + p.tfs.nbytes)
+
+
 def _copy(values: array, dtype: type) -> np.ndarray:
     # A copy: a lasting view would stop the array from growing when documents are added.
     return np.frombuffer(values, dtype=np.uint32 if values.typecode == "I" else np.uint16).astype(dtype)
@@ -131,7 +137,7 @@ class SearchIndex:
         self.post_tfs: list[tuple[array, array, array]] = []  # uint16 counts in title, summary, body
         self.trigrams: dict[str, list[int]] = {}
         self.version = 0
-        self._term_cache: dict[str, TermPostings] = {}
+        self._term_cache: SizedCache[str, TermPostings] = SizedCache(TERM_CACHE_LIMIT, TERM_CACHE_BYTES, _nbytes)
         self._term_version = -1
         self._pools: dict[str, Pool] = {}
         self._pools_version = -1
@@ -272,9 +278,7 @@ class SearchIndex:
                     summed[f] = np.bincount(inverse, weights=tfs[f], minlength=len(ids))
                 tfs = summed
             result = TermPostings(ids, tfs)
-        if len(self._term_cache) >= TERM_CACHE_LIMIT:
-            self._term_cache.clear()
-        self._term_cache[term] = result
+        self._term_cache.put(term, result)
         return result
 
     def cjk_wildcard(self, pattern: str) -> list[str]:

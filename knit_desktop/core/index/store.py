@@ -92,11 +92,26 @@ class FileRow:
     reason: str
 
 
+_NO_PAGES: list[int] = []
+
+
 class StoredDocument(Document):
     """A document whose body stays in the store until something reads it."""
 
-    _store: IndexStore | None = None
-    _body: str | None = None
+    __slots__ = ("_store", "_body")
+    _store: IndexStore | None
+    _body: str | None
+
+    @classmethod
+    def of(cls, store: IndexStore, rel: str, kind: str, title: str, summary: str, mtime_ms: int, size: int,
+           truncated: bool, content_hash: str, page_starts: list[int], note: str) -> StoredDocument:
+        # Fields set directly, not through the dataclass __init__ (and its body property): a start builds one
+        # per document.
+        doc = object.__new__(cls)
+        doc.rel, doc.kind, doc.title, doc.summary, doc.mtime_ms, doc.size = rel, kind, title, summary, mtime_ms, size
+        doc.truncated, doc.content_hash, doc.page_starts, doc.note = truncated, content_hash, page_starts, note
+        doc._store, doc._body = store, None
+        return doc
 
     @property
     def body(self) -> str:
@@ -411,11 +426,8 @@ class IndexStore:
 
     def stored_copy(self, doc: Document) -> StoredDocument:
         """`doc` without its text in memory: the body is read back from its (committed) row when needed."""
-        copy = object.__new__(StoredDocument)
-        copy.__dict__.update(rel=doc.rel, kind=doc.kind, title=doc.title, summary=doc.summary,
-                             mtime_ms=doc.mtime_ms, size=doc.size, truncated=doc.truncated,
-                             content_hash=doc.content_hash, page_starts=doc.page_starts, note=doc.note, _store=self)
-        return copy
+        return StoredDocument.of(self, doc.rel, doc.kind, doc.title, doc.summary, doc.mtime_ms, doc.size,
+                                 doc.truncated, doc.content_hash, doc.page_starts, doc.note)
 
     def cached_body(self, rel: str) -> str:
         """The stored body of `rel`, from a small cache of the last bodies read."""
@@ -539,18 +551,14 @@ class IndexStore:
             return None
         index = SearchIndex()
         docs, by_rel = index.docs, index.by_rel
-        new = object.__new__
+        of = StoredDocument.of
         for i, item in enumerate(state["docs"]):
             if item is None:
                 docs.append(None)
                 continue
             rel, kind, title, summary, mtime, size, truncated, digest, pages, note = item
-            # The fields set directly instead of through the dataclass __init__ (and its body property):
-            # this loop runs once per document on every start.
-            doc = new(StoredDocument)
-            doc.__dict__.update(rel=rel, kind=kind, title=title, summary=summary, mtime_ms=mtime, size=size,
-                                truncated=truncated, content_hash=digest, page_starts=pages, note=note, _store=self)
-            docs.append(doc)
+            # (Every document without pages shares one empty list: page starts are never changed in place.)
+            docs.append(of(self, rel, kind, title, summary, mtime, size, truncated, digest, pages or _NO_PAGES, note))
             by_rel[rel] = i
         if len(lengths) != 3 * len(state["docs"]):
             return None

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..index.documents import Document
 from ..index.search_index import Pool, SearchIndex, TermPostings, field_sources
+from ..sized_cache import SizedCache
 from ..text.tokens import is_latin_term
 from .bm25 import FIELD_B, FIELD_WEIGHTS, K1, TF_CAP, keyword_factor
 from .fuzzy import Neighbour, neighbours, surface_word
@@ -291,6 +292,7 @@ def _denominators(pool: Pool) -> np.ndarray:
 
 
 TERM_CACHE_LIMIT = 2048
+TERM_CACHE_BYTES = 24 * 1024 * 1024  # per pool: postings within it and their contributions (see sized_cache.py)
 _WEIGHTS_K1 = np.array(FIELD_WEIGHTS) * (K1 + 1)
 
 
@@ -300,7 +302,9 @@ def _term_in_pool(index: SearchIndex, pool: Pool, match: str, dens: np.ndarray) 
     Both depend only on the term and the pool, not on the query, so they are kept with the pool: while a
     conversation goes on most keywords persist from one re-ranking to the next.
     """
-    cache = pool.derived.setdefault("terms", {})
+    cache = pool.derived.get("terms")
+    if cache is None:
+        cache = pool.derived["terms"] = SizedCache(TERM_CACHE_LIMIT, TERM_CACHE_BYTES, _pair_nbytes)
     cached: tuple[TermPostings, np.ndarray] | None = cache.get(match)
     if cached is not None:
         return cached
@@ -312,10 +316,15 @@ def _term_in_pool(index: SearchIndex, pool: Pool, match: str, dens: np.ndarray) 
         if row.any():
             capped = np.minimum(row, TF_CAP)
             contribution += _WEIGHTS_K1[f] * capped / (capped + dens[f][p.ids])
-    if len(cache) >= TERM_CACHE_LIMIT:
-        cache.clear()
-    cache[match] = (p, contribution)
+    cache.put(match, (p, contribution))
     return p, contribution
+
+
+def _pair_nbytes(pair: tuple[TermPostings, np.ndarray]) -> int:
+    """What a pool's cache entry holds: its contributions and its postings (counted even when they are the index's
+    own cached postings: an over-estimate, never an under-estimate)."""
+    p, contribution = pair
+    return int(contribution.nbytes + p.ids.nbytes + p.tfs.nbytes)
 
 
 def score_pool(

@@ -1,0 +1,40 @@
+"""The ranking's term caches are bounded by the bytes they hold, least recently used first out."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from knit_desktop.core.index.documents import Document
+from knit_desktop.core.index.search_index import TERM_CACHE_BYTES, SearchIndex
+from knit_desktop.core.sized_cache import SizedCache
+from knit_desktop.core.text.tokens import match_key
+
+
+def test_least_recently_used_entries_leave_first_when_either_bound_is_passed():
+    cache: SizedCache[str, bytes] = SizedCache(max_items=3, max_bytes=10, size_of=len)
+    cache.put("a", b"1234")
+    cache.put("b", b"1234")
+    assert cache.get("a") == b"1234"  # a is now the most recently used
+    cache.put("c", b"1234")  # 12 bytes: b, the least recently used, goes
+    assert "b" not in cache and "a" in cache and "c" in cache and cache.bytes == 8
+    cache.put("d", b"1")
+    cache.put("e", b"1")  # four entries: a goes
+    assert "a" not in cache and len(cache) == 3 and cache.bytes == 6
+    cache.put("huge", b"x" * 11)  # larger than the whole budget: not kept, nothing else lost
+    assert "huge" not in cache and len(cache) == 3
+    cache.put("c", b"12")  # a replaced value is counted once
+    assert cache.bytes == 4
+
+
+def test_the_index_term_cache_stays_within_its_byte_budget():
+    index = SearchIndex()
+    n = 40_000
+    for i in range(n):
+        index.add(Document(f"d{i}.md", "md", f"Note {i}", "", 0, 1, body=f"common shared words w{i % 200}"))
+    assert index._term_cache.max_bytes == TERM_CACHE_BYTES
+    index._term_cache.max_bytes = 3 * 1024 * 1024  # room for two of these terms (40,000 × 32 bytes each)
+    for word in ("common", "shared", "words", "note"):
+        assert len(index.postings(match_key(word))) == n
+        assert index._term_cache.bytes <= index._term_cache.max_bytes
+    assert len(index._term_cache) == 2
+    assert np.array_equal(index.postings(match_key("common")).ids, np.arange(n))  # evicted: the same answer
