@@ -77,6 +77,7 @@ ITEM_SCHEMA = _closed(
         "source": {"type": "string", "enum": ["impl", "test", "config", "design", "doc"]},
         "reason": _closed({"code": _STR, "terms": _STRS, "fields": _INT, "term": _STR}, ["code", "terms", "fields", "term"]),
         "provenance": {"type": "string", "enum": ["retrieval", "relation", "manual"]},
+        "origin": _STR,  # "workspace", or the library folder's label
         "relations": {"type": "array", "items": RELATION_SCHEMA},
         "relations_total": _INT,
         "snippet": _STR,

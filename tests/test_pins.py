@@ -97,3 +97,41 @@ def test_rank_and_context_honour_pins_unless_told_to_ignore_them(make_workspace,
     assert "Pinned by the user" in context and "1 document(s) hidden by the user" in context
     assert "docs/cache.md" not in context
     assert "Pinned" not in run("context", *base, "--ignore-pins").stdout
+
+
+def test_every_scope_honours_each_folders_pins_and_hides(make_workspace, now_ms, tmp_path):
+    """`rank`/`context --scope library|all` apply each folder's own pins as `--scope workspace` does (one code
+    path: `merged_ranked` over `pinned_ranked`), and `--ignore-pins` skips them in every scope."""
+    root = workspace(make_workspace, now_ms)
+    lib = tmp_path / "manuals"
+    (lib / "pumps").mkdir(parents=True)
+    (lib / "pumps" / "cache.md").write_text("# Pump cache\n\nThe attachment cache of the pump controller.\n")
+    (lib / "pumps" / "valves.md").write_text("# Valves\n\nValves and seals, nothing else.\n")
+    (lib / "old.md").write_text("# Old attachment notes\n\nAttachment cache history.\n")
+    assert run("library", "add", str(lib), "--no-index").returncode == 0
+    Pins.load(str(root)).set_hidden("docs/cache.md", True)
+    folder_pins = Pins.load(str(lib))
+    folder_pins.set_pinned("pumps/valves.md", True)
+    folder_pins.set_hidden("old.md", True)
+    base = ("--workspace", str(root), "--query", "attachment cache", "--now", str(now_ms), "--json")
+    both = json.loads(run("rank", *base, "--scope", "all").stdout)
+    listed = [(r["source"], r["rel"]) for r in both["results"]]
+    assert listed[0] == ("manuals", "pumps/valves.md")
+    assert ("ws", "docs/cache.md") not in listed and ("manuals", "old.md") not in listed
+    assert ("manuals", "pumps/cache.md") in listed and ("ws", "docs/sync.md") in listed
+    assert both["pinned"] == [{"source": "manuals", "rel": "pumps/valves.md"}] and both["hidden"] == 2
+    assert both["total"] == 4 + 3 - 2
+    library_only = json.loads(run("rank", *base, "--scope", "library").stdout)
+    assert [r["rel"] for r in library_only["results"]] == ["pumps/valves.md", "pumps/cache.md"]
+    ignored = json.loads(run("rank", *base, "--scope", "library", "--ignore-pins").stdout)
+    assert ignored["results"][0]["rel"] in ("pumps/cache.md", "old.md") and "pinned" not in ignored
+    assert {r["rel"] for r in ignored["results"]} == {"pumps/cache.md", "pumps/valves.md", "old.md"}
+    text = run("rank", *base[:-1], "--scope", "all").stdout
+    assert "📌 manuals: pumps/valves.md" in text and "(2 hidden by you)" in text
+    context = json.loads(run("context", *base, "--scope", "all").stdout)
+    by_source = {entry["source"]: entry for entry in context["sources"]}
+    assert [i["rel"] for i in by_source["manuals"]["pinned"]] == ["pumps/valves.md"]
+    assert by_source["manuals"]["pinned"][0]["origin"] == "manuals"
+    shown = {i["rel"] for e in context["sources"] for t in ("primary", "supporting", "related") for i in e[t]}
+    assert "old.md" not in shown and "docs/cache.md" not in shown
+    assert all(i["origin"] == "workspace" for t in ("primary", "supporting") for i in by_source["ws"][t])

@@ -19,6 +19,7 @@ from ..core.library import (
 )
 from ..core.output.payloads import context_payload
 from ..core.text.timefmt import relative_time_en
+from ..core.view import SourceRanking, merged_ranked
 from ..core.workspace import RankInput, Workspace
 from .common import ProgressBar, now_ms, open_workspace, print_json, rank_input, say, workspace_root
 from .parser import EXIT_OK, UsageError
@@ -118,37 +119,32 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 
 def rank_scoped(args: argparse.Namespace) -> dict:
-    """`rank --scope library|all --json`: every source's ranking merged (hits by score, then the rest by time),
-    each result with the folder it came from in `source` (the only key `rank --json` adds)."""
+    """`rank --scope library|all --json`: every source's ranking merged as the window merges them
+    (`merged_ranked`: each folder's pins and hides applied, the pinned first, then hits by score, then the rest
+    by time), each result with the folder it came from in `source` (the key `rank --json` adds; `pinned` names
+    the pinned as {source, rel} when something is pinned or hidden)."""
     request = rank_input(args)
     workspace = open_workspace(args) if args.scope == "all" else None
     library = open_library(args, args.scope, workspace)
     now = now_ms(args)
-    hits: list[tuple[float, int, dict]] = []
-    rest: list[tuple[float, int, dict]] = []
+    parts = [SourceRanking(source.workspace.rank(request, now_ms=now, kind=args.kind, sort=args.sort),
+                           None if args.ignore_pins else Pins.load(source.workspace.root), source.label,
+                           source.workspace.root)
+             for source in library.in_scope(args.scope) if source.workspace is not None]
+    merged, hidden = merged_ranked(parts, args.limit or None)
     keywords: list[str] = []
-    topics: list[str] = []
-    total, mode = 0, "time"
-    for source in library.in_scope(args.scope):
-        if source.workspace is None:
-            continue
-        ranking = source.workspace.rank(request, now_ms=now, kind=args.kind, sort=args.sort)
-        total += ranking.total
-        if ranking.mode == "relevance":
-            mode = "relevance"
-            topics.append(ranking.topic)
-        keywords += [k for k in ranking.matched_terms if k not in keywords]
-        for row in ranking.ranked:
-            entry = {"rel": row.doc.rel, "kind": row.doc.kind, "title": row.doc.title, "summary": row.doc.summary,
-                     "mtime_ms": row.doc.mtime_ms, "matched": row.matched, "source": source.label}
-            (hits if row.raw > 0 else rest).append((row.raw, row.doc.mtime_ms, entry))
-    hits.sort(key=lambda h: (-h[0], -h[1], h[2]["source"], h[2]["rel"]))
-    rest.sort(key=lambda h: (-h[1], h[2]["source"], h[2]["rel"]))
-    results = [h[2] for h in hits + rest]
-    if args.limit:
-        results = results[: args.limit]
-    return {"mode": mode, "topic": topics[0] if topics else "", "keywords": keywords, "total": total,
-            "results": results}
+    for part in parts:
+        keywords += [k for k in part.ranking.matched_terms if k not in keywords]
+    topics = [p.ranking.topic for p in parts if p.ranking.mode == "relevance"]
+    pinned = [{"source": part.label, "rel": row.doc.rel} for part, row in merged
+              if part.pins is not None and part.pins.is_pinned(row.doc.rel)]
+    anything_pinned = any(p.pins is not None and (p.pins.pinned or p.pins.hidden) for p in parts)
+    return {"mode": "relevance" if topics else "time", "topic": topics[0] if topics else "", "keywords": keywords,
+            "total": sum(p.ranking.total for p in parts) - hidden,
+            **({"pinned": pinned, "hidden": hidden} if anything_pinned else {}),
+            "results": [{"rel": row.doc.rel, "kind": row.doc.kind, "title": row.doc.title,
+                         "summary": row.doc.summary, "mtime_ms": row.doc.mtime_ms, "matched": row.matched,
+                         "source": part.label} for part, row in merged]}
 
 
 def cmd_rank_scoped(args: argparse.Namespace) -> int:
@@ -156,9 +152,13 @@ def cmd_rank_scoped(args: argparse.Namespace) -> int:
     if args.json:
         print_json(payload)
         return EXIT_OK
+    pinned = {(p["source"], p["rel"]) for p in payload.get("pinned", [])}
     for i, r in enumerate(payload["results"], start=1):
         matched = f"  [{', '.join(r['matched'])}]" if r["matched"] else ""
-        say(f"{i:>3}. {r['title']} — {r['source']}: {r['rel']}{matched}")
+        mark = "📌 " if (r["source"], r["rel"]) in pinned else ""
+        say(f"{i:>3}. {r['title']} — {mark}{r['source']}: {r['rel']}{matched}")
+    if payload.get("hidden"):
+        say(f"({payload['hidden']} hidden by you)")
     return EXIT_OK
 
 
@@ -175,7 +175,8 @@ def cmd_context_scoped(args: argparse.Namespace) -> int:
         if source.workspace is not None:
             pins = None if args.ignore_pins else Pins.load(source.workspace.root)  # a folder's own pins, if any
             pack = source.workspace.context(request, now_ms=now_ms(args), recent_limit=args.limit, pins=pins)
-            packs.append({"source": source.label, "scope": source.scope, **context_payload(pack)})
+            origin = "workspace" if source.is_workspace else source.label
+            packs.append({"source": source.label, "scope": source.scope, **context_payload(pack, origin=origin)})
     if args.json:
         print_json({"scope": args.scope, "sources": packs})
         return EXIT_OK

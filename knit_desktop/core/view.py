@@ -10,6 +10,7 @@ Only the command line and the MCP server turn rankings into JSON (`output/payloa
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +39,8 @@ class ViewRow:
     number: int = 0  # 1-based across the tiers; 0 outside them
     reason: Reason | None = None  # why it is in the pack
     passages: tuple[Passage, ...] = ()  # its matched passages, best first (pack rows only)
+    source: str = ""  # the library folder's label; '' for the workspace's own documents
+    root: str = ""  # the library folder it lives in; '' for the workspace's own documents
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,21 +100,59 @@ class ViewResult:
         return self.docs.rows[:limit]
 
 
-def _row(record: RankedDoc, **pack: Any) -> ViewRow:
+@dataclass(frozen=True)
+class SourceRanking:
+    """One folder's ranking among several (the workspace's and the library folders'), with that folder's pins."""
+
+    ranking: Ranking
+    pins: Pins | None = None
+    label: str = ""  # '' for the workspace
+    root: str = ""  # '' for the workspace
+
+
+def merged_ranked(parts: Sequence[SourceRanking], limit: int | None = None
+                  ) -> tuple[list[tuple[SourceRanking, RankedDoc]], int]:
+    """Several folders' rankings as one list, and how many of their documents are hidden: each folder's pins are
+    applied by `pinned_ranked` (the one place pins apply, whatever the scope), then the pinned lead (in folder
+    order, then pin order), then the hits by relevance, then the rest by time. A single folder keeps its own
+    order, so a workspace ranked alone lists exactly as it always has."""
+    pinned: list[tuple[SourceRanking, RankedDoc]] = []
+    others: list[tuple[SourceRanking, RankedDoc]] = []
+    hidden = 0
+    for part in parts:
+        rows, pinned_rels, part_hidden = pinned_ranked(part.ranking, part.pins)
+        hidden += part_hidden
+        pinned += [(part, row) for row in rows[: len(pinned_rels)]]
+        others += [(part, row) for row in rows[len(pinned_rels):]]
+    if len(parts) > 1:
+        hits = [(p, r) for p, r in others if r.raw > 0 and p.ranking.mode == "relevance"]
+        rest = [(p, r) for p, r in others if not (r.raw > 0 and p.ranking.mode == "relevance")]
+        hits.sort(key=lambda pr: (-pr[1].raw, -pr[1].doc.mtime_ms, pr[0].label, pr[1].doc.rel))
+        rest.sort(key=lambda pr: (-pr[1].doc.mtime_ms, pr[0].label, pr[1].doc.rel))
+        others = hits + rest
+    merged = pinned + others
+    return (merged if limit is None else merged[:limit]), hidden
+
+
+def _row(record: RankedDoc, part: SourceRanking | None = None, **pack: Any) -> ViewRow:
     doc = record.doc
-    return ViewRow(doc.rel, doc.kind, doc.title, doc.summary, doc.mtime_ms, tuple(record.matched), **pack)
+    where = {"source": part.label, "root": part.root} if part is not None and part.root else {}
+    return ViewRow(doc.rel, doc.kind, doc.title, doc.summary, doc.mtime_ms, tuple(record.matched), **pack, **where)
 
 
-def merge_tiers(ranking: Ranking, pack: ContextPack | None, limit: int | None = None, pins: Pins | None = None
-                ) -> RankedRows:
-    """The ranking's rows as listed: the pack's tiers first (when both are relevance rankings), then the rest in
-    rank order, each document once. `limit` cuts the ranking's own rows, never the pack's. With `pins`, hidden
+def merge_tiers(ranking: Ranking | None, pack: ContextPack | None, limit: int | None = None,
+                pins: Pins | None = None, others: Sequence[SourceRanking] = ()) -> RankedRows:
+    """The rankings' rows as listed: the pack's tiers first (when both are relevance rankings), then the rest in
+    rank order, each document once. `limit` cuts the rankings' own rows, never the pack's. With `pins`, hidden
     documents are left out and pinned ones lead the rest (the pack, built with the same pins, has them in its
-    pinned tier already)."""
-    ranked, _, hidden = pinned_ranked(ranking, pins, limit)
+    pinned tier already). `others` are library folders' rankings listed beside the workspace's (`ranking`, None
+    when the workspace is left out), each row labelled with its folder (`merged_ranked`)."""
+    parts = ([SourceRanking(ranking, pins)] if ranking is not None else []) + list(others)
+    ranked, hidden = merged_ranked(parts, limit)
     rows: list[ViewRow] = []
     placed: set[str] = set()
-    tiered = pack is not None and pack.mode == "relevance" and ranking.mode == "relevance"
+    tiered = (pack is not None and ranking is not None and pack.mode == "relevance"
+              and ranking.mode == "relevance")
     if tiered:
         assert pack is not None
         number = 0
@@ -121,13 +162,21 @@ def merge_tiers(ranking: Ranking, pack: ContextPack | None, limit: int | None = 
                 placed.add(item.record.doc.rel)
                 rows.append(_row(item.record, tier=tier, number=number, reason=item.reason,
                                  passages=tuple(item.passages)))
-    rows.extend(_row(r) for r in ranked if r.doc.rel not in placed)
-    return RankedRows(ranking.mode, ranking.topic, tuple(ranking.matched_terms), ranking.total - hidden, tuple(rows),
-                      tiered and bool(placed))
+    rows.extend(_row(r, p) for p, r in ranked if p.root or r.doc.rel not in placed)
+    relevant = [p.ranking for p in parts if p.ranking.mode == "relevance"]
+    lead = relevant[0] if relevant else (parts[0].ranking if parts else None)
+    keywords: list[str] = []
+    for part in parts:
+        keywords += [k for k in part.ranking.matched_terms if k not in keywords]
+    total = sum(p.ranking.total for p in parts) - hidden
+    return RankedRows("relevance" if relevant else "time", lead.topic if lead is not None else "", tuple(keywords),
+                      total, tuple(rows), tiered and bool(placed))
 
 
-def build_view(kind: str, ranking: Ranking, pack: ContextPack | None = None, media: Ranking | None = None,
-               limit: int | None = None, pins: Pins | None = None) -> ViewResult:
-    return ViewResult(kind, merge_tiers(ranking, pack, limit, pins),
-                      merge_tiers(media, None, pins=pins) if media is not None else None,
+def build_view(kind: str, ranking: Ranking | None, pack: ContextPack | None = None, media: Ranking | None = None,
+               limit: int | None = None, pins: Pins | None = None, others: Sequence[SourceRanking] = (),
+               media_others: Sequence[SourceRanking] = ()) -> ViewResult:
+    with_media = media is not None or kind == "all"
+    return ViewResult(kind, merge_tiers(ranking, pack, limit, pins, others),
+                      merge_tiers(media, None, pins=pins, others=media_others) if with_media else None,
                       has_pack=pack is not None, task=pack.task if pack is not None else "")

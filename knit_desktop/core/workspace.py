@@ -10,7 +10,7 @@ import contextlib
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -34,7 +34,7 @@ from .rank.context_pack import ContextPack, build_context_pack
 from .rank.keywords import Keyword, extract_keywords, query_keywords
 from .rank.pinning import pin_pack
 from .rank.ranking import Ranking, rank
-from .view import ViewResult, build_view
+from .view import SourceRanking, ViewResult, build_view
 
 if TYPE_CHECKING:
     from .index.preview_content import PreviewData
@@ -478,16 +478,27 @@ class Workspace:
         return pin_pack(pack, pins, self.index.get) if pins is not None else pack
 
     def view(self, request: RankInput, *, now_ms: int, kind: str = "doc", sort: str = "relevance",
-             with_context: bool = False, limit: int | None = None, pins: Pins | None = None) -> ViewResult:
+             with_context: bool = False, limit: int | None = None, pins: Pins | None = None,
+             library: Sequence[LibraryPart] = (), own: bool = True) -> ViewResult:
         """What the window shows for one view, from one ranking (two for "all": documents and media apart, so
         however many documents a workspace has its images and videos are all there). The context pack, asked
         for the relevance list of documents only, is built on that same ranking. With `pins`, hidden documents
-        leave every list and pinned ones lead it."""
+        leave every list and pinned ones lead it. `library` folders (label, open folder, its pins) rank beside
+        this workspace, each row labelled; without `own` only they are listed (the window's "Library" scope)."""
+
+        def beside(k: str) -> list[SourceRanking]:
+            return [SourceRanking(ws.rank(request, now_ms=now_ms, kind=k, sort=sort), folder_pins, label, ws.root)
+                    for label, ws, folder_pins in library]
+
         if kind == "all":
-            docs = self.rank(request, now_ms=now_ms, kind="doc", sort=sort)
-            media = self.rank(request, now_ms=now_ms, kind="media", sort=sort)
-            return build_view("all", docs, media=media, limit=limit, pins=pins)
-        ranking = self.rank(request, now_ms=now_ms, kind=kind, sort=sort)
+            docs = self.rank(request, now_ms=now_ms, kind="doc", sort=sort) if own else None
+            media = self.rank(request, now_ms=now_ms, kind="media", sort=sort) if own else None
+            return build_view("all", docs, media=media, limit=limit, pins=pins, others=beside("doc"),
+                              media_others=beside("media"))
+        ranking = self.rank(request, now_ms=now_ms, kind=kind, sort=sort) if own else None
         with_context = with_context and kind == "doc" and sort == "relevance"
-        pack = self.pack(ranking, request, pins=pins) if with_context else None
-        return build_view(kind, ranking, pack, limit=limit, pins=pins)
+        pack = self.pack(ranking, request, pins=pins) if with_context and ranking is not None else None
+        return build_view(kind, ranking, pack, limit=limit, pins=pins, others=beside(kind))
+
+
+LibraryPart = tuple[str, "Workspace", "Pins | None"]  # a library folder ranked beside a workspace

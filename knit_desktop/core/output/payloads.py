@@ -36,7 +36,9 @@ def rank_payload(ranking: Ranking, limit: int | None = None, pins: Pins | None =
     }
 
 
-def item_payload(item: PackItem, relations_limit: int = TOOL_RELATIONS) -> dict:
+def item_payload(item: PackItem, relations_limit: int = TOOL_RELATIONS, origin: str = "workspace") -> dict:
+    """One document of a context pack. `source` is the kind of file it is (design, test, …: the reference's
+    word); `origin` is the folder it comes from: "workspace", or a library folder's label."""
     doc = item.record.doc
     out: dict = {
         "rel": doc.rel,
@@ -47,6 +49,7 @@ def item_payload(item: PackItem, relations_limit: int = TOOL_RELATIONS) -> dict:
         "source": item.source,
         "reason": item.reason.to_json(),
         "provenance": item.provenance,
+        "origin": origin,
     }
     if item.relations:
         out["relations"] = item.relations[:relations_limit]
@@ -58,15 +61,15 @@ def item_payload(item: PackItem, relations_limit: int = TOOL_RELATIONS) -> dict:
     return out
 
 
-def context_payload(pack: ContextPack, relations_limit: int = TOOL_RELATIONS) -> dict:
+def context_payload(pack: ContextPack, relations_limit: int = TOOL_RELATIONS, origin: str = "workspace") -> dict:
     out: dict = {
         "mode": pack.mode,
         "topic": pack.topic,
         "task": pack.task,
         "total": pack.total,
-        "primary": [item_payload(i, relations_limit) for i in pack.primary],
-        "supporting": [item_payload(i, relations_limit) for i in pack.supporting],
-        "related": [item_payload(i, relations_limit) for i in pack.related],
+        "primary": [item_payload(i, relations_limit, origin) for i in pack.primary],
+        "supporting": [item_payload(i, relations_limit, origin) for i in pack.supporting],
+        "related": [item_payload(i, relations_limit, origin) for i in pack.related],
         "totals": {
             "primary": len(pack.primary),
             "supporting": len(pack.supporting),
@@ -76,7 +79,7 @@ def context_payload(pack: ContextPack, relations_limit: int = TOOL_RELATIONS) ->
         },
     }
     if pack.pinned or pack.hidden:  # only where the user pinned or hid something: the usual answer is unchanged
-        out["pinned"] = [item_payload(i, relations_limit) for i in pack.pinned]
+        out["pinned"] = [item_payload(i, relations_limit, origin) for i in pack.pinned]
         out["totals"]["pinned"] = len(pack.pinned)
         out["totals"]["hidden"] = pack.hidden
     if pack.mode == "time":
