@@ -135,3 +135,30 @@ def test_every_scope_honours_each_folders_pins_and_hides(make_workspace, now_ms,
     shown = {i["rel"] for e in context["sources"] for t in ("primary", "supporting", "related") for i in e[t]}
     assert "old.md" not in shown and "docs/cache.md" not in shown
     assert all(i["origin"] == "workspace" for t in ("primary", "supporting") for i in by_source["ws"][t])
+
+
+def test_the_windows_view_lists_library_folders_beside_the_workspace_with_their_pins(make_workspace, now_ms,
+                                                                                      tmp_path):
+    """What the window's worker builds for the Both and Library scopes: one ranking over the folders, each row
+    labelled with its folder, each folder's own pins applied by the same step as the workspace's."""
+    root = workspace(make_workspace, now_ms)
+    lib = tmp_path / "papers"
+    lib.mkdir()
+    (lib / "cache-paper.md").write_text("# Attachment cache paper\n\nAttachment cache attachment cache.\n")
+    (lib / "garden.md").write_text("# Herbs\n\nBasil.\n")
+    (lib / "hidden.md").write_text("# Attachment notes\n\nAttachment cache.\n")
+    folder_pins = Pins.load(str(lib))
+    folder_pins.set_pinned("garden.md", True)
+    folder_pins.set_hidden("hidden.md", True)
+    ws, shelf = Workspace.open(str(root)), Workspace.open(str(lib))
+    request = RankInput.from_query("attachment cache")
+    library = [("papers", shelf, Pins.load(str(lib)))]
+    both = ws.view(request, now_ms=now_ms, pins=Pins.load(str(root)), library=library)
+    listed = [(r.source, r.rel) for r in both.docs.rows]
+    assert listed[0] == ("papers", "garden.md") and ("papers", "hidden.md") not in listed
+    assert {("", "docs/cache.md"), ("papers", "cache-paper.md")} <= set(listed)
+    assert all(r.root == shelf.root for r in both.docs.rows if r.source) and both.docs.total == 4 + 3 - 1
+    only = ws.view(request, now_ms=now_ms, library=library, own=False, kind="all")
+    assert [r.rel for r in only.docs.rows] == ["garden.md", "cache-paper.md"] and only.media is not None
+    alone = ws.view(request, now_ms=now_ms, with_context=True)
+    assert alone == ws.view(request, now_ms=now_ms, with_context=True, library=())  # the workspace alone: as before

@@ -259,6 +259,8 @@ MIN_PREVIEW_RATIO, MAX_PREVIEW_RATIO = 0.2, 0.8
 LANGUAGE = ChoiceOption("ui/language", "system", LANGUAGES)
 SORT = ChoiceOption("list/sort", "relevance", SORTS)
 KIND = ChoiceOption("list/kind", "doc", KINDS)
+LIST_SCOPES = ("workspace", "library", "all")  # the window's Workspace / Library / Both switch
+LIST_SCOPE = ChoiceOption("list/scope", "workspace", LIST_SCOPES)
 SHOW_USAGE = BoolOption("list/show_usage", False)
 WORKSPACE = TextOption("workspace/fixed", strip=True)  # '' follows the DSH session's folder
 DSH_HOME = TextOption("dsh/home", strip=True)  # '' is DSH_HOME, else ~/.dsh

@@ -21,7 +21,7 @@ from .index.documents import Document
 from .paths import index_db_path
 from .rank.cited import CitedPassage, passage_count, rank_cited
 from .rank.ranking import rank
-from .workspace import RankInput, Workspace
+from .workspace import Progress, RankInput, Workspace
 
 SCOPES = ("workspace", "library", "all")
 DOCS_PER_SOURCE = 30  # documents of each folder cut into passages per query: the best of the document ranking
@@ -118,6 +118,24 @@ def remove_folder(folder: str, settings_file: Path | None = None) -> tuple[str, 
     raise LibraryError(f"not in the library: {folder}", "unknown", folder)
 
 
+def open_folder(label: str, folder: str, budget_s: float | None = None, allow_large: bool = False,
+                progress: Progress | None = None) -> Source:
+    """One library folder on its persistent index, brought up to date (within `budget_s`, if given); a folder that
+    is missing or refused comes back with its problem instead."""
+    source = Source(label, folder)
+    try:
+        check_workspace(folder, allow_large)
+        source.workspace = Workspace.open_persistent(folder, progress, budget_s=budget_s)
+        source.root = source.workspace.root
+    except WorkspaceNotFound:
+        source.problem = "the folder does not exist (unplugged drive?)"
+    except UnsafeWorkspace as exc:
+        source.problem = str(exc)
+    except OSError as exc:
+        source.problem = f"cannot index it: {exc.strerror or exc}"
+    return source
+
+
 @dataclass
 class Library:
     """The open library folders (and, when asked, the workspace) a query runs over."""
@@ -134,18 +152,7 @@ class Library:
             sources.append(Source(os.path.basename(workspace.root) or workspace.root, workspace.root, workspace,
                                   is_workspace=True))
         for label, folder in zip(labels_for(list(folders)), folders):
-            source = Source(label, folder)
-            try:
-                check_workspace(folder, allow_large)
-                source.workspace = Workspace.open_persistent(folder, budget_s=budget_s)
-                source.root = source.workspace.root
-            except WorkspaceNotFound:
-                source.problem = "the folder does not exist (unplugged drive?)"
-            except UnsafeWorkspace as exc:
-                source.problem = str(exc)
-            except OSError as exc:
-                source.problem = f"cannot index it: {exc.strerror or exc}"
-            sources.append(source)
+            sources.append(open_folder(label, folder, budget_s, allow_large))
         return cls(sources)
 
     def close(self) -> None:

@@ -6,6 +6,7 @@ worker's thread too (the index is not shared between threads) and handed back as
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 
@@ -17,6 +18,7 @@ from ..core.index.boundary import os_path
 from ..core.index.pins import Pins
 from ..core.index.preview_content import render_pdf_page
 from ..core.index.store import WATCH_LEASE_S
+from ..core.library import Source, labels_for, open_folder
 from ..core.workspace import RankInput, RefreshReport, Workspace
 from .worker import Worker, WorkerThread, error_text, guarded
 
@@ -35,6 +37,15 @@ class IndexingCancelled(Exception):
 
 
 @dataclass(frozen=True)
+class LibraryFolder:
+    """A library folder as the window hears of it: its label, real path, and why it cannot answer ('' if it can)."""
+
+    label: str
+    root: str
+    problem: str = ""
+
+
+@dataclass(frozen=True)
 class RankJob:
     """One ranking request; `token` comes back with the answer so callers can drop stale ones."""
 
@@ -45,6 +56,7 @@ class RankJob:
     sort: str = "relevance"
     limit: int | None = None
     with_context: bool = False
+    scope: str = "workspace"  # workspace | library | all: what the list ranks over
 
 
 class IndexWorker(Worker):
@@ -56,12 +68,14 @@ class IndexWorker(Worker):
     previewReady = Signal(int, int)  # token, PreviewData
     pageRendered = Signal(int, int)  # token, (rel, page, pages, QImage) or (rel, page, 0, error text)
     failed = Signal(str, str)  # a code (FAILED_*), its detail
+    libraryChanged = Signal(int)  # the library folders (list of LibraryFolder) after an open or a change
 
     def __init__(self, root: str, persistent: bool = True) -> None:
         super().__init__()
         self.root = root
         self.persistent = persistent
         self.workspace: Workspace | None = None
+        self.library: dict[str, Source] = {}  # the library folders, by real path, in the settings' order
         self._save_timer: QTimer | None = None
         self._watched = False  # a watcher feeds this worker every change: commands may trust the index
         self._lease_timer: QTimer | None = None
@@ -153,6 +167,74 @@ class IndexWorker(Worker):
     def _save(self) -> None:
         if self.workspace is not None:
             self.workspace.save()
+        for source in self.library.values():
+            if source.workspace is not None:
+                source.workspace.save()
+
+    # --- library folders: indexed on this thread like the workspace (PyMuPDF stays here) ----------------
+
+    @Slot(list)
+    @guarded
+    def setLibrary(self, folders: list[str]) -> None:
+        """Open the folders not open yet (each on its persistent index, brought up to date), close the ones
+        gone from the list, and say what the library is now."""
+        wanted = {os.path.realpath(folder): label for label, folder in zip(labels_for(folders), folders)}
+        for real in [r for r in self.library if r not in wanted]:
+            gone = self.library.pop(real)
+            if gone.workspace is not None:
+                gone.workspace.save()
+                gone.workspace.close()
+        opened: dict[str, Source] = {}
+        for real, label in wanted.items():
+            source = self.library.get(real)
+            if source is None or source.workspace is None:
+                try:
+                    source = open_folder(label, real, progress=self._progress)
+                except IndexingCancelled:
+                    return
+            source.label = label
+            opened[real] = source
+        self.library = opened
+        self._library_changed()
+
+    @Slot(str, list)
+    @guarded
+    def applyLibraryPaths(self, real: str, rels: list[str]) -> None:
+        source = self.library.get(real)
+        if source is None or source.workspace is None:
+            return
+        if source.workspace.apply_changes(rels).changes:
+            self._library_changed()
+
+    @Slot(str)
+    @guarded
+    def refreshLibrary(self, real: str) -> None:
+        source = self.library.get(real)
+        if source is None or source.workspace is None:
+            return
+        try:
+            report = source.workspace.refresh(self._progress)
+        except IndexingCancelled:
+            return
+        if report.changes:
+            self._library_changed()
+
+    def _library_changed(self) -> None:
+        folders = [LibraryFolder(s.label, real, s.problem) for real, s in self.library.items()]
+        self.libraryChanged.emit(self.mailbox.post(folders))
+        if self._save_timer is None:
+            self._save_timer = QTimer(self)
+            self._save_timer.setSingleShot(True)
+            self._save_timer.timeout.connect(self._save)
+        if not self._save_timer.isActive():
+            self._save_timer.start(SNAPSHOT_DELAY_MS)
+
+    def _opened_folder(self, root: str) -> Workspace | None:
+        """The workspace, or the library folder at `root` ('' or the workspace's root: the workspace)."""
+        if not root or (self.workspace is not None and root == self.workspace.root):
+            return self.workspace
+        source = self.library.get(root)
+        return source.workspace if source is not None else None
 
     @Slot(object)
     @guarded
@@ -161,24 +243,31 @@ class IndexWorker(Worker):
             return
         now = job.now_ms if job.now_ms is not None else int(time.time() * 1000)
         pins = Pins.load(self.workspace.root)  # read per ranking: a pin or hide made a moment ago counts now
+        library = [(s.label, s.workspace, Pins.load(s.workspace.root)) for s in self.library.values()
+                   if s.workspace is not None] if job.scope != "workspace" else []
+        # The context pack's tiers are the workspace's own: with the library beside it the list is one ranking,
+        # so a library document can lead it.
         result = self.workspace.view(job.request, now_ms=now, kind=job.kind, sort=job.sort,
-                                     with_context=job.with_context, limit=job.limit, pins=pins)
+                                     with_context=job.with_context and not library, limit=job.limit, pins=pins,
+                                     library=library, own=job.scope != "library")
         self.ranked.emit(job.token, self.mailbox.post(result))
 
-    @Slot(int, str)
+    @Slot(int, str, str)
     @guarded
-    def preview(self, token: int, rel: str) -> None:
-        if self.workspace is None:
-            raise RuntimeError("the workspace is not open")  # the pane must not wait for an answer
-        self.previewReady.emit(token, self.mailbox.post(self.workspace.preview(rel)))
+    def preview(self, token: int, rel: str, root: str) -> None:
+        folder = self._opened_folder(root)
+        if folder is None:
+            raise RuntimeError("the folder is not open")  # the pane must not wait for an answer
+        self.previewReady.emit(token, self.mailbox.post(folder.preview(rel)))
 
-    @Slot(int, str, int, int, list)
+    @Slot(int, str, int, int, list, str)
     @guarded
-    def renderPage(self, token: int, rel: str, page: int, width: int, terms: list) -> None:
-        if self.workspace is None:
-            raise RuntimeError("the workspace is not open")
+    def renderPage(self, token: int, rel: str, page: int, width: int, terms: list, root: str) -> None:
+        folder = self._opened_folder(root)
+        if folder is None:
+            raise RuntimeError("the folder is not open")
         try:
-            root = self.workspace.root
+            root = folder.root
             rendered = render_pdf_page(os_path(root, rel), rel, page, width, root=root, terms=tuple(terms))
         except Exception as exc:  # damaged or encrypted PDFs are reported in the pane, never raised
             self.pageRendered.emit(token, self.mailbox.post((rel, page, 0, str(exc))))
@@ -194,6 +283,10 @@ class IndexWorker(Worker):
         if self._save_timer is not None and self._save_timer.isActive():
             self._save_timer.stop()
             self._save()
+        for source in self.library.values():
+            if source.workspace is not None:
+                source.workspace.close()
+        self.library = {}
         if self.workspace is not None:
             self.workspace.close()
             self.workspace = None
@@ -210,13 +303,17 @@ class IndexerService(WorkerThread):
     previewReady = Signal(int, object)
     pageRendered = Signal(int, object)
     failed = Signal(str, str)  # code (FAILED_*), detail
+    libraryChanged = Signal(object)  # list of LibraryFolder
 
     _applyPaths = Signal(list)
     _setWatched = Signal(int)  # int, not bool: a bool crossing threads trips a PySide refcount bug
-    _preview = Signal(int, str)
-    _renderPage = Signal(int, str, int, int, list)
+    _preview = Signal(int, str, str)
+    _renderPage = Signal(int, str, int, int, list, str)
     _refresh = Signal()
     _rank = Signal(object)
+    _setLibrary = Signal(list)
+    _applyLibraryPaths = Signal(str, list)
+    _refreshLibrary = Signal(str)
 
     def __init__(self, root: str, persistent: bool = True, parent: QObject | None = None) -> None:
         worker = IndexWorker(root, persistent)
@@ -229,6 +326,10 @@ class IndexerService(WorkerThread):
         self.relay(worker.ranked, self.ranked)
         self.relay(worker.previewReady, self.previewReady)
         self.relay(worker.pageRendered, self.pageRendered)
+        self.relay(worker.libraryChanged, self.libraryChanged)
+        self._setLibrary.connect(worker.setLibrary)
+        self._applyLibraryPaths.connect(worker.applyLibraryPaths)
+        self._refreshLibrary.connect(worker.refreshLibrary)
         self._applyPaths.connect(worker.applyPaths)
         self._setWatched.connect(worker.setWatched)
         self._refresh.connect(worker.refresh)
@@ -252,15 +353,26 @@ class IndexerService(WorkerThread):
         self._rank.emit(RankJob(token, request, **options))
         return token
 
-    def preview(self, rel: str) -> int:
-        """Queue reading a document for the preview pane; the answer arrives on `previewReady`."""
+    def preview(self, rel: str, root: str = "") -> int:
+        """Queue reading a document (of the library folder at `root`; '': the workspace's) for the preview pane;
+        the answer arrives on `previewReady`."""
         token = self.new_token()
-        self._preview.emit(token, rel)
+        self._preview.emit(token, rel, root)
         return token
 
-    def render_page(self, rel: str, page: int, width: int, terms: tuple[str, ...] = ()) -> int:
+    def render_page(self, rel: str, page: int, width: int, terms: tuple[str, ...] = (), root: str = "") -> int:
         """Queue rendering a PDF page (PyMuPDF stays on this thread), `terms` highlighted; the image arrives on
         `pageRendered`."""
         token = self.new_token()
-        self._renderPage.emit(token, rel, page, width, list(terms))
+        self._renderPage.emit(token, rel, page, width, list(terms), root)
         return token
+
+    def set_library(self, folders: list[str]) -> None:
+        """Open (index) the library folders on the worker; `libraryChanged` says when they are ready."""
+        self._setLibrary.emit(list(folders))
+
+    def apply_library_paths(self, real: str, rels: list[str]) -> None:
+        self._applyLibraryPaths.emit(real, list(rels))
+
+    def refresh_library(self, real: str) -> None:
+        self._refreshLibrary.emit(real)

@@ -46,6 +46,7 @@ class LiveRanking(QObject):
     failed = Signal(str, str)  # an indexer failure code (indexer.FAILED_*), its detail
     errored = Signal(int, str)  # a worker call failed: its token (0: not a request), what went wrong
     rememberRequested = Signal(str)  # the user's own new message asks to remember something
+    libraryChanged = Signal(object)  # the library folders open now (list of indexer.LibraryFolder)
 
     def __init__(self, dsh_home: str | None = None, workspace: str | None = None, persistent: bool = True,
                  follow: bool = True, parent: QObject | None = None) -> None:
@@ -54,6 +55,9 @@ class LiveRanking(QObject):
         self.follow = follow
         self.kind = "doc"
         self.sort = "relevance"
+        self.scope = "workspace"  # workspace | library | all: what the list ranks over
+        self.library_folders: list[str] = []
+        self._library_watchers: dict[str, WorkspaceWatcher] = {}  # by real path
         self.session: dict | None = None
         self.pinned_session: str | None = None
         self.audit = UsageAudit()
@@ -83,6 +87,7 @@ class LiveRanking(QObject):
     def stop(self) -> None:
         """End everything, waiting for the threads (application exit only)."""
         self.follower.stop()
+        self._watch_library([])
         self._close_workspace(wait=True)
         for indexer in list(self._retired):
             indexer.wait()
@@ -109,16 +114,61 @@ class LiveRanking(QObject):
             self.kind, self.sort = kind, sort
             self.rerank()
 
+    def set_scope(self, scope: str) -> None:
+        """Rank over the workspace, the library folders, or both ("all")."""
+        if scope != self.scope:
+            self.scope = scope
+            self.rerank()
+
+    def set_library(self, folders: list[str]) -> None:
+        """The library folders: opened (indexed) on the indexer's thread and watched like the workspace."""
+        self.library_folders = list(folders)
+        self._watch_library(self.library_folders)
+        if self._indexer is not None:
+            self._indexer.set_library(self.library_folders)
+
+    def _watch_library(self, folders: list[str]) -> None:
+        wanted = [os.path.realpath(f) for f in folders if os.path.isdir(f)]
+        for real in [r for r in self._library_watchers if r not in wanted]:
+            watcher = self._library_watchers.pop(real)
+            watcher.stop(wait=True)
+            watcher.deleteLater()
+        for real in wanted:
+            if real in self._library_watchers:
+                continue
+            watcher = WorkspaceWatcher(real, self)
+            # Through self, not straight to an indexer: the workspace (and with it the indexer) may change.
+            watcher.pathsChanged.connect(lambda rels, real=real: self._library_paths(real, rels))
+            watcher.rescanNeeded.connect(lambda real=real: self._indexer and self._indexer.refresh_library(real))
+            self._library_watchers[real] = watcher
+            watcher.start()  # falls back to polling when the system refuses more watches
+
+    def library_watch_modes(self) -> dict[str, str]:
+        """Each watched library folder's watcher mode (watcher.MODE_*)."""
+        return {real: watcher.mode for real, watcher in self._library_watchers.items()}
+
+    def _library_paths(self, real: str, rels: list[str]) -> None:
+        if self._indexer is not None:
+            self._indexer.apply_library_paths(real, rels)
+
     def refresh(self) -> None:
         if self._indexer is not None:
             self._indexer.refresh()
+            for real in self._library_watchers:
+                self._indexer.refresh_library(real)
 
-    def preview(self, rel: str) -> int:
-        """Ask for a document's preview; the answer comes on `previewReady` with the returned token (0: no index)."""
-        return self._indexer.preview(rel) if self._indexer is not None else 0
+    def preview(self, rel: str, root: str = "") -> int:
+        """Ask for a document's preview (of the library folder at `root`; '': the workspace's); the answer comes
+        on `previewReady` with the returned token (0: no index)."""
+        return self._indexer.preview(rel, self._folder(root)) if self._indexer is not None else 0
 
-    def render_page(self, rel: str, page: int, width: int, terms: tuple[str, ...] = ()) -> int:
-        return self._indexer.render_page(rel, page, width, terms) if self._indexer is not None else 0
+    def render_page(self, rel: str, page: int, width: int, terms: tuple[str, ...] = (), root: str = "") -> int:
+        return (self._indexer.render_page(rel, page, width, terms, self._folder(root))
+                if self._indexer is not None else 0)
+
+    def _folder(self, root: str) -> str:
+        """'' for the workspace, else the library folder's real path."""
+        return "" if not root or root == self.root else os.path.realpath(root)
 
     def set_topic(self, text: str) -> None:
         """A topic typed by the user; while non-empty it replaces the conversation as the ranking input."""
@@ -168,6 +218,7 @@ class LiveRanking(QObject):
         indexer.failed.connect(self.failed)
         indexer.errored.connect(self.errored)
         indexer.progress.connect(self.indexProgress)
+        indexer.libraryChanged.connect(self._on_library)
         watcher = WorkspaceWatcher(root, self)
         watcher.pathsChanged.connect(indexer.apply_paths)
         watcher.rescanNeeded.connect(indexer.refresh)
@@ -175,6 +226,8 @@ class LiveRanking(QObject):
         watcher.modeChanged.connect(lambda mode, _detail: indexer.set_watched(mode != MODE_STOPPED))
         self._indexer, self._watcher = indexer, watcher
         indexer.start()
+        if self.library_folders:
+            indexer.set_library(self.library_folders)  # queued after the workspace's own first look
         watcher.start()
         self.workspaceChanged.emit(root)
 
@@ -198,12 +251,18 @@ class LiveRanking(QObject):
         self.indexOpened.emit(report)
         self.rerank()
 
+    def _on_library(self, folders: list) -> None:
+        self.libraryChanged.emit(folders)
+        if self.scope != "workspace":
+            self.rerank()
+
     def rerank(self) -> None:
         if self._indexer is None or not self._ready:
             return
         request = RankInput.from_query(self.topic) if self.topic else RankInput.from_messages(self.conversation.messages)
         with_context = self.kind == "doc" and self.sort == "relevance"
-        self._latest = self._indexer.rank(request, kind=self.kind, sort=self.sort, with_context=with_context)
+        self._latest = self._indexer.rank(request, kind=self.kind, sort=self.sort, with_context=with_context,
+                                          scope=self.scope if self.library_folders else "workspace")
 
     def _on_ranked(self, token: int, result: ViewResult) -> None:
         if token != self._latest:

@@ -82,6 +82,8 @@ class RowColours:
     header: QColor  # a tier's name
     hint: QColor  # a tier's hint and count, "Other documents"
     match_background: QColor  # behind the filter text where it occurs in a title or summary (plain rows)
+    source_background: QColor  # the chip behind a library document's folder label
+    source: QColor  # the folder label on its chip
 
 
 def row_colours(palette: QPalette, selected: bool = False) -> RowColours:
@@ -101,6 +103,9 @@ def row_colours(palette: QPalette, selected: bool = False) -> RowColours:
         header=accent,
         hint=readable(_alpha(palette.color(role.Text), 0.6), background),
         match_background=over(_alpha(palette.color(role.Highlight), 0.22), background),
+        # On a selected row the chip is the row's own colour (any tint would take its white text below 4.5:1).
+        source_background=(chip := background if selected else over(_alpha(text, 0.09), background)),
+        source=text if selected else readable(_alpha(text, 0.8), chip),
     )
 
 
@@ -137,7 +142,8 @@ def text_pairs(palette: QPalette) -> list[tuple[str, QColor, QColor]]:
         where = "selected row" if selected else "row"
         pairs += [(f"{where}: title", colours.text, colours.background),
                   (f"{where}: time / summary", colours.soft, colours.background),
-                  (f"{where}: why line", colours.accent, colours.background)]
+                  (f"{where}: why line", colours.accent, colours.background),
+                  (f"{where}: library folder label", colours.source, colours.source_background)]
     plain = row_colours(palette)
     pairs += [("filter match: title", plain.text, plain.match_background),
               ("filter match: summary", plain.soft, plain.match_background)]

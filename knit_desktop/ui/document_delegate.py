@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QAbstractScrollArea, QStyle, QStyledItemDelegate, 
 
 from .colours import row_colours
 from .document_model import TIERS, Row, RowRole
-from .metrics import UNIT, S, type_scale
+from .metrics import UNIT, XS, S, type_scale
 from .wording import is_new, relative_time_text, tier_hint, tier_title, why_text
 
 PAD = S  # a row's padding
@@ -202,6 +202,10 @@ class DocumentDelegate(QStyledItemDelegate):
         painter.setPen(soft)
         painter.drawText(QRect(inner.right() - when_w, inner.top(), when_w, line_h),
                          Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, when)
+        right = inner.right() - when_w - S  # where the title must end
+        if item.source:  # a library document: its folder's name on a small chip before the time
+            right = self._paint_source(painter, item.source, small, colours, right, inner.top(), line_h,
+                                       max(40, width // 3))
         x = left
         if row.tier == "primary":
             painter.setRenderHint(QPainter.RenderHint.Antialiasing)
@@ -212,11 +216,11 @@ class DocumentDelegate(QStyledItemDelegate):
         mark = ("📌 " if row.tier == "pinned" else "") + ("🆕 " if is_new(item.mtime_ms, now) else "")
         painter.setFont(title_font)
         painter.setPen(text_color)
-        title = fm_title.elidedText(mark + item.title, Qt.TextElideMode.ElideRight, inner.right() - when_w - S - x)
+        title = fm_title.elidedText(mark + item.title, Qt.TextElideMode.ElideRight, right - x)
         needle = self.model.needle.strip().lower()
         mark_matches(painter, title, fm_title, x, inner.top(), line_h, needle, colours, selected)
         painter.setPen(text_color)
-        painter.drawText(QRect(x, inner.top(), inner.right() - when_w - S - x, line_h),
+        painter.drawText(QRect(x, inner.top(), right - x, line_h),
                          Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, title)
 
         # the summary (one or two lines, as the row was sized for), the why line right below it
@@ -243,6 +247,23 @@ class DocumentDelegate(QStyledItemDelegate):
             painter.setPen(pen)
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawRect(rect.adjusted(1, 1, -2, -2))
+
+    @staticmethod
+    def _paint_source(painter: QPainter, label: str, font: QFont, colours, right: int, top: int, line_h: int,
+                      widest: int) -> int:
+        """The library folder's name on a chip ending at `right`; returns where the title must end."""
+        fm = QFontMetrics(font)
+        text = fm.elidedText(label, Qt.TextElideMode.ElideMiddle, widest - S)
+        chip_w, chip_h = fm.horizontalAdvance(text) + S, min(line_h, fm.height() + XS // 2)
+        chip = QRect(right - chip_w, top + (line_h - chip_h) // 2, chip_w, chip_h)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(colours.source_background)
+        painter.drawRoundedRect(chip, 3, 3)
+        painter.setFont(font)
+        painter.setPen(colours.source)
+        painter.drawText(chip, Qt.AlignmentFlag.AlignCenter, text)
+        return chip.left() - S
 
     @staticmethod
     def _draw_clamped(painter: QPainter, text: str, font: QFont, rect: QRect, max_lines: int, needle: str = "",

@@ -36,7 +36,7 @@ class Row:
 
 
 def matches_filter(item: ViewRow, needle: str) -> bool:
-    return any(needle in text.lower() for text in (item.title, item.summary, item.rel))
+    return any(needle in text.lower() for text in (item.title, item.summary, item.rel, item.source))
 
 
 def build_rows(ranked: RankedRows | None, needle: str = "") -> tuple[list[Row], int]:
@@ -127,7 +127,8 @@ class DocumentListModel(QAbstractListModel):
                 return f"{tier_title(row.tier)} · {hint}" if hint else tier_title(row.tier)
             return self.accessible_name(row)
         if role == Qt.ItemDataRole.ToolTipRole and not row.is_header:
-            return row.rel + "\n" + QCoreApplication.translate("DocumentList", "Click to preview here · double-click to open in a larger window")
+            where = f"{row.item.source}: {row.rel}" if row.item is not None and row.item.source else row.rel
+            return where + "\n" + QCoreApplication.translate("DocumentList", "Click to preview here · double-click to open in a larger window")
         return None
 
     def accessible_name(self, row: Row) -> str:
@@ -135,6 +136,8 @@ class DocumentListModel(QAbstractListModel):
         if item is None:
             return ""
         parts = [item.title]
+        if item.source:
+            parts.append(QCoreApplication.translate("DocumentList", "from %1").replace("%1", item.source))
         if row.tier in TIERS:
             parts.append(tier_title(row.tier))
         parts.append(relative_time_text(item.mtime_ms, self.now_ms))

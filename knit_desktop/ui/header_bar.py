@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 
 from PySide6.QtCore import QEvent, Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
+from PySide6.QtGui import QAction, QActionGroup, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import (
     QButtonGroup,
     QComboBox,
@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from .compact import ElidedButton
-from .settings import KINDS, Settings
+from .settings import KINDS, LIST_SCOPES, Settings
 from .wording import relative_time_text
 
 FOLLOW_ACTIVE = ""
@@ -78,6 +78,26 @@ class HeaderBar(QWidget):
         self.action_history.triggered.connect(self.historyRequested)
         self.action_quit = QAction(self)
         self.action_quit.triggered.connect(self.quitRequested)
+        # What the list ranks over: the workspace, the library folders, or both. In the ⋯ menu always (disabled,
+        # with a line saying why, until a library folder exists), and as a small button beside the kind tabs
+        # once there is a library to switch to.
+        self.scope_menu = QMenu(self)
+        self.scope_menu.setObjectName("ScopeMenu")
+        self.scope_group = QActionGroup(self)
+        self.scope_group.setExclusive(True)
+        self.scope_actions: dict[str, QAction] = {}
+        for scope in LIST_SCOPES:
+            action = QAction(self, checkable=True)
+            action.setObjectName(f"Scope_{scope}")
+            action.triggered.connect(lambda _on=False, scope=scope: setattr(self.settings, "scope", scope))
+            self.scope_group.addAction(action)
+            self.scope_menu.addAction(action)
+            self.scope_actions[scope] = action
+        self.scope_menu.addSeparator()
+        self.action_scope_hint = QAction(self, enabled=False)
+        self.scope_menu.addAction(self.action_scope_hint)
+        self.menu.addMenu(self.scope_menu)
+        self.library_available = False
         for action in (self.action_refresh, None, self.action_top, self.action_dock_left, self.action_dock_right,
                        None, self.action_history, self.action_memory, self.action_settings, self.action_quit):
             self.menu.addSeparator() if action is None else self.menu.addAction(action)
@@ -103,6 +123,10 @@ class HeaderBar(QWidget):
             self.kind_tabs.addTab("")
         self.kind_tabs.currentChanged.connect(self._on_kind_tab)
         self.count_label = QLabel(objectName="CountLabel")
+        self.scope_button = QToolButton(objectName="ScopeButton")
+        self.scope_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.scope_button.setMenu(self.scope_menu)
+        self.scope_button.hide()
 
         self.filter_box = QLineEdit(objectName="FilterBox")
         self.filter_box.setClearButtonEnabled(True)
@@ -125,6 +149,7 @@ class HeaderBar(QWidget):
         row2.addWidget(self.refresh_button)
         row3 = QHBoxLayout()
         row3.addWidget(self.kind_tabs)
+        row3.addWidget(self.scope_button)
         row3.addStretch(1)
         row3.addWidget(self.count_label)
         layout = QVBoxLayout(self)
@@ -249,7 +274,39 @@ class HeaderBar(QWidget):
             self.relevance_button.setToolTip(
                 self.tr("Sort by relevance to the current conversation (local keyword matching, no model call)"))
 
+    def set_library_available(self, available: bool) -> None:
+        """Whether any library folder is configured: without one the switch is disabled and says why."""
+        self.library_available = available
+        for action in self.scope_actions.values():
+            action.setEnabled(available)
+        self.scope_button.setVisible(available)
+        self.show_scope(self.settings.scope)
+        self.retranslate_scope()
+
+    def show_scope(self, scope: str) -> None:
+        shown = scope if self.library_available else "workspace"
+        self.scope_actions.get(shown, self.scope_actions["workspace"]).setChecked(True)
+        self.retranslate_scope()
+
+    def scope_names(self) -> dict[str, str]:
+        return {"workspace": self.tr("Workspace"), "library": self.tr("Library"), "all": self.tr("Both")}
+
+    def retranslate_scope(self) -> None:
+        names = self.scope_names()
+        for scope, action in self.scope_actions.items():
+            action.setText(names[scope])
+        self.scope_menu.setTitle(self.tr("Rank over"))
+        self.action_scope_hint.setText(
+            self.tr("Library folders rank beside the workspace") if self.library_available
+            else self.tr("No library folder yet: add one in Settings → Library"))
+        self.action_scope_hint.setVisible(True)
+        current = self.settings.scope if self.library_available else "workspace"
+        self.scope_button.setText(names.get(current, names["workspace"]))
+        self.scope_button.setToolTip(self.tr("Rank over the workspace, the library folders, or both"))
+        self.scope_button.setAccessibleName(self.tr("Rank over"))
+
     def retranslate(self) -> None:
+        self.retranslate_scope()
         self.relevance_button.setText(self.tr("Relevant"))
         self.retranslate_sort()
         self.time_button.setText(self.tr("Recent"))

@@ -9,6 +9,7 @@ registered the user is told so in the status line instead of nothing happening.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 from PySide6.QtCore import QCoreApplication, QMimeData, QObject, QUrl, Signal
 from PySide6.QtGui import QAction, QDesktopServices, QGuiApplication
@@ -55,16 +56,27 @@ class ItemActions(QObject):
         super().__init__(parent)
         self.root = ""
         self.pins = Pins("")
+        # The library folder a listed document lives in ('' for the workspace's); the window answers from its
+        # result, so every action below works on a library document's own folder and pins.
+        self.folder_of: Callable[[str], str] = lambda _rel: ""
 
     def set_root(self, root: str) -> None:
         self.root = root
         self.pins = Pins.load(root) if root else Pins("")
 
+    def _folder(self, rel: str) -> str:
+        return self.folder_of(rel) or self.root
+
+    def _pins(self, rel: str) -> Pins:
+        folder = self.folder_of(rel)
+        return Pins.load(folder) if folder and folder != self.root else self.pins
+
     def path(self, rel: str) -> str:
-        """The file's absolute path (inside the workspace; "" otherwise)."""
-        if not self.root or not rel:
+        """The file's absolute path (inside the workspace or its library folder; "" otherwise)."""
+        root = self._folder(rel)
+        if not root or not rel:
             return ""
-        resolved = resolve_inside(self.root, rel)
+        resolved = resolve_inside(root, rel)
         return os.path.normpath(str(resolved)) if resolved is not None else ""
 
     # --- drag out ------------------------------------------------------------------------------------
@@ -83,7 +95,7 @@ class ItemActions(QObject):
     def menu(self, rel: str, title: str, parent: QWidget) -> QMenu:
         menu = QMenu(parent)
         menu.setObjectName("ItemMenu")
-        pinned = self.pins.is_pinned(rel)
+        pinned = self._pins(rel).is_pinned(rel)
         entries = [
             ("Open", self.tr("Open"), lambda: self.previewRequested.emit(rel)),
             ("OpenWithSystem", self.tr("Open with system app"), lambda: self.open_external(rel)),
@@ -123,11 +135,11 @@ class ItemActions(QObject):
             QGuiApplication.clipboard().setText(text)
 
     def set_pinned(self, rel: str, on: bool) -> None:
-        self.pins.set_pinned(rel, on)
+        self._pins(rel).set_pinned(rel, on)
         self.pinsChanged.emit()
 
     def set_hidden(self, rel: str, on: bool) -> None:
-        self.pins.set_hidden(rel, on)
+        self._pins(rel).set_hidden(rel, on)
         self.pinsChanged.emit()
 
     def unhide_all(self) -> None:

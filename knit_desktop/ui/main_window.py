@@ -9,6 +9,7 @@ from PySide6.QtCore import QEvent, QModelIndex, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import QMainWindow, QStackedWidget, QVBoxLayout, QWidget
 
+from ..core.config import LIBRARY_FOLDERS
 from ..core.view import ViewResult
 from .all_view import AllView
 from .document_model import DocumentListModel
@@ -91,6 +92,7 @@ class MainWindow(QMainWindow):
         self.item_actions = ItemActions(self)  # right-click menu, drag out, pins: one for every list and grid
         for view in (self.list, self.grid, self.all_view.docs, self.all_view.grid):
             view.item_actions = self.item_actions
+        self.item_actions.folder_of = self._folder_of
         self.item_actions.previewRequested.connect(self.show_document)
         self.item_actions.pinsChanged.connect(self.ranking.rerank)
         self.item_actions.notice.connect(self.show_notice)
@@ -211,6 +213,19 @@ class MainWindow(QMainWindow):
         self._apply_on_top()
         self.header.restore()
         self.ranking.set_view(self.settings.kind, self.settings.sort)
+        self._apply_library()
+
+    def _apply_library(self) -> None:
+        """The library folders and the Workspace / Library / Both switch, from the settings, to the ranking."""
+        folders = self.settings.library_folders
+        self.header.set_library_available(bool(folders))
+        self.ranking.set_scope(self.settings.scope)
+        self.ranking.set_library(folders)
+
+    def _folder_of(self, rel: str) -> str:
+        """The library folder of a listed document ('' for the workspace's own)."""
+        row = self.result.find(rel) if self.result is not None else None
+        return row.root if row is not None else ""
 
     # --- ranking results -----------------------------------------------------------------------------
 
@@ -266,8 +281,13 @@ class MainWindow(QMainWindow):
         return self.model.count_text()
 
     def _want_thumbnails(self, items: list) -> None:
-        if self.images is not None and self.root:
-            self.images.request(self.root, items)
+        if self.images is None or not self.root:
+            return
+        by_folder: dict[str, list] = {}
+        for item in items:  # a library folder's images are read from that folder
+            by_folder.setdefault(self._folder_of(item[0]) or self.root, []).append(item)
+        for folder, wanted in sorted(by_folder.items(), key=lambda fw: fw[0] != self.root):
+            self.images.request(folder, wanted)
 
     def _empty_text(self) -> str:
         if not self.root:
@@ -317,6 +337,11 @@ class MainWindow(QMainWindow):
     def _on_setting(self, key: str) -> None:
         if key in ("list/sort", "list/kind"):
             self.ranking.set_view(self.settings.kind, self.settings.sort)
+        elif key == "list/scope":
+            self.header.show_scope(self.settings.scope)
+            self.ranking.set_scope(self.settings.scope)
+        elif key == LIBRARY_FOLDERS:
+            self._apply_library()
         elif key == "window/always_on_top":
             self._apply_on_top()
         elif key == "list/show_usage":

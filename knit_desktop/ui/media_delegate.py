@@ -55,6 +55,8 @@ class MediaDelegate(QStyledItemDelegate):
         label_height = self._label(painter, rect, item.rel.rsplit("/", 1)[-1], option.font) if self.geometry.labels else 0
         if item.kind == "video" and not getattr(thumb, "problem", ""):  # a broken video shows only ⚠
             self._video_marks(painter, rect, getattr(thumb, "duration_ms", 0), option.font, label_height)
+        if item.source:  # a library folder's image or video: its folder's name in a badge, top right
+            self._source_badge(painter, rect, item.source, option.font)
         if is_new(item.mtime_ms, self.model.now_ms):
             painter.setFont(option.font)
             painter.drawText(rect.adjusted(4, 2, -4, -2), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop, "🆕")
@@ -115,6 +117,22 @@ class MediaDelegate(QStyledItemDelegate):
             painter.drawRoundedRect(badge, 3, 3)
             painter.setPen(QColor("white"))
             painter.drawText(badge, Qt.AlignmentFlag.AlignCenter, text)
+
+    @staticmethod
+    def _source_badge(painter: QPainter, rect: QRect, label: str, font: QFont) -> None:
+        """White on the video badge's dark (its contrast is measured over a white picture)."""
+        small = QFont(font)
+        small.setPointSizeF(max(7.0, font.pointSizeF() * 0.85))
+        fm = QFontMetrics(small)
+        text = fm.elidedText(label, Qt.TextElideMode.ElideMiddle, rect.width() // 2)
+        w, h = fm.horizontalAdvance(text) + 8, fm.height() + 2
+        badge = QRect(rect.right() - w - 4, rect.top() + 4, w, h)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor(0, 0, 0, BADGE_ALPHA))
+        painter.drawRoundedRect(badge, 3, 3)
+        painter.setFont(small)
+        painter.setPen(QColor("white"))
+        painter.drawText(badge, Qt.AlignmentFlag.AlignCenter, text)
 
     @staticmethod
     def _label(painter: QPainter, rect: QRect, name: str, font: QFont) -> int:

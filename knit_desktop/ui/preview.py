@@ -422,7 +422,7 @@ class PreviewPane(QFrame):
         if media:
             self._show_media(root, rel, kind)
             return
-        self._token = self.ranking.preview(rel)
+        self._token = self.ranking.preview(rel, root)
         if not self._token:  # no workspace is open: no answer would ever come
             self._show_problem(self.tr("no workspace is open"))
 
@@ -527,7 +527,7 @@ class PreviewPane(QFrame):
         # leave room for the vertical scroll bar a page taller than the pane brings, so no sideways scrolling
         self._page_width = self._wanted_page_width()
         terms = tuple(dict.fromkeys(t for p in self.passages for t in p.terms))  # marked on every page
-        self._page_token = self.ranking.render_page(self.rel, self.page, self._page_width, terms)
+        self._page_token = self.ranking.render_page(self.rel, self.page, self._page_width, terms, self.root)
 
     def _wanted_page_width(self) -> int:
         bar = self.page_scroll.verticalScrollBar().sizeHint().width()

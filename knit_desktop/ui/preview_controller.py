@@ -44,27 +44,28 @@ class PreviewController(QObject):
 
     # --- what is shown -------------------------------------------------------------------------------
 
-    def row_passages(self, rel: str) -> tuple[str, tuple[Passage, ...]]:
-        """A listed document's kind and matched passages, from the result shown."""
+    def row_passages(self, rel: str) -> tuple[str, tuple[Passage, ...], str]:
+        """A listed document's kind, matched passages and folder (a library folder's, else the workspace's),
+        from the result shown."""
         result = self._result()
         row = result.find(rel) if result is not None else None
         if row is None:
-            return kind_for_name(rel.rsplit("/", 1)[-1]) or "", ()
-        return row.kind, row.passages
+            return kind_for_name(rel.rsplit("/", 1)[-1]) or "", (), self._root()
+        return row.kind, row.passages, row.root or self._root()
 
     def show_listed(self, rel: str) -> None:
         """Preview a document of the list (scrolled to its matched passage)."""
-        kind, passages = self.row_passages(rel)
-        self.show(rel, kind, passages)
+        kind, passages, root = self.row_passages(rel)
+        self.show(rel, kind, passages, root)
 
     def show_unlisted(self, rel: str) -> None:
         """Preview a workspace document the list does not show (a followed link, a citation)."""
         self.show(rel, kind_for_name(rel.rsplit("/", 1)[-1]) or "txt", ())
 
-    def show(self, rel: str, kind: str, passages: tuple[Passage, ...]) -> None:
+    def show(self, rel: str, kind: str, passages: tuple[Passage, ...], root: str = "") -> None:
         first = not self.pane.isVisible()
         self.pane.show()
-        self.pane.show_document(self._root(), rel, kind, passages)
+        self.pane.show_document(root or self._root(), rel, kind, passages)
         if first:
             self.apply_ratio(self.settings.preview_ratio)
 
@@ -112,8 +113,8 @@ class PreviewController(QObject):
         layout.setContentsMargins(0, 0, 0, 0)  # the pane is the window
         layout.setSpacing(0)
         layout.addWidget(pane)
-        kind, passages = self.row_passages(rel)
-        pane.show_document(self._root(), rel, kind, passages)
+        kind, passages, root = self.row_passages(rel)
+        pane.show_document(root, rel, kind, passages)
         window.resize(fitted_size(window.screen(), 900, 1000))  # its bottom on screen, frame included
         window.show()
         self.windows.append(window)

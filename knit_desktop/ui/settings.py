@@ -15,6 +15,7 @@ from ..core.config import (  # noqa: F401  (re-exported: the dialog and the wind
     DEFAULT_PREVIEW_RATIO,
     KINDS,
     LANGUAGES,
+    LIST_SCOPES,
     MAX_PREVIEW_RATIO,
     MIN_PREVIEW_RATIO,
     NOTE_COLOURS,
@@ -95,6 +96,15 @@ class Settings(QObject):
     @kind.setter
     def kind(self, value: str) -> None:
         self.set(options.KIND, value)
+
+    @property
+    def scope(self) -> str:
+        """What the list ranks over: "workspace", "library" (the library folders) or "all" (both)."""
+        return self.config.get(options.LIST_SCOPE)
+
+    @scope.setter
+    def scope(self, value: str) -> None:
+        self.set(options.LIST_SCOPE, value)
 
     @property
     def workspace(self) -> str:

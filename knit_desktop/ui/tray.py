@@ -47,8 +47,9 @@ class TrayPeek(QObject):
             self.menu.addAction(QCoreApplication.translate("Tray", "No Markdown documents in this workspace yet.")).setEnabled(False)
         now = self.clock()
         for row in rows:
-            action = QAction(f"{row.title}  ·  {relative_time_text(row.mtime_ms, now)}", self.menu)
-            action.setToolTip(row.rel)
+            where = f"  ·  {row.source}" if row.source else ""  # a library document names its folder
+            action = QAction(f"{row.title}{where}  ·  {relative_time_text(row.mtime_ms, now)}", self.menu)
+            action.setToolTip(f"{row.source}: {row.rel}" if row.source else row.rel)
             action.triggered.connect(lambda _=False, rel=row.rel: self.documentChosen.emit(rel))
             self.menu.addAction(action)
         self.menu.addSeparator()

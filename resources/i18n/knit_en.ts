@@ -45,6 +45,10 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>from %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>new</source>
         <translation type="unfinished"></translation>
     </message>
@@ -125,6 +129,34 @@
     </message>
     <message>
         <source>Nothing to rank by yet: listed by time until the conversation (or a topic) has words to match</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Workspace</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Library</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Both</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rank over</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Library folders rank beside the workspace</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No library folder yet: add one in Settings → Library</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rank over the workspace, the library folders, or both</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

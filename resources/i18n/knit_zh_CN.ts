@@ -43,6 +43,10 @@
         <translation>单击就地预览 · 双击在更大的窗口中打开</translation>
     </message>
     <message>
+        <source>from %1</source>
+        <translation>来自 %1</translation>
+    </message>
+    <message>
         <source>new</source>
         <translation>新</translation>
     </message>
@@ -122,6 +126,34 @@
     <message>
         <source>Nothing to rank by yet: listed by time until the conversation (or a topic) has words to match</source>
         <translation>还没有可排序的内容：在对话（或主题）出现可匹配的词之前按时间排列</translation>
+    </message>
+    <message>
+        <source>Workspace</source>
+        <translation>工作区</translation>
+    </message>
+    <message>
+        <source>Library</source>
+        <translation>资料库</translation>
+    </message>
+    <message>
+        <source>Both</source>
+        <translation>两者</translation>
+    </message>
+    <message>
+        <source>Rank over</source>
+        <translation>排序范围</translation>
+    </message>
+    <message>
+        <source>Library folders rank beside the workspace</source>
+        <translation>资料库文件夹与工作区一起排序</translation>
+    </message>
+    <message>
+        <source>No library folder yet: add one in Settings → Library</source>
+        <translation>还没有资料库文件夹：请在 设置 → 资料库 中添加</translation>
+    </message>
+    <message>
+        <source>Rank over the workspace, the library folders, or both</source>
+        <translation>在工作区、资料库文件夹或两者中排序</translation>
     </message>
     <message>
         <source>Recent</source>
