@@ -10,16 +10,18 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QIcon
+from PySide6.QtGui import QGuiApplication, QIcon
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QMenu
 
+from knit_desktop.core.index.pins import Pins
 from knit_desktop.services.watcher import MODE_POLLING, MODE_WATCHING
 from knit_desktop.ui.settings import Settings
 from knit_desktop.ui.tray import TrayPeek
 
 from . import test_window
 from .media_fixtures import make_png
+from .test_item_actions import right_click_and_choose
 
 demo_ws = test_window.demo_ws
 open_app = test_window.open_app
@@ -182,3 +184,20 @@ def test_a_refused_watch_falls_back_to_polling_for_library_folders(qtbot, tmp_pa
     assert list(knit.ranking.library_watch_modes().values()) == [MODE_POLLING]
     (lib / "polled.md").write_text("# Polled note\n\nFound by listing.\n", encoding="utf-8")
     qtbot.waitUntil(lambda: ("manuals", "polled.md") in library_rows(window), timeout=15_000)
+
+
+def test_a_library_document_is_pinned_and_copied_from_its_own_folder(qtbot, tmp_path, open_app, settings):
+    lib = make_library(tmp_path)
+    settings.library_folders = [str(lib)]
+    settings.scope = "all"
+    knit = open_app()
+    window = knit.window
+    qtbot.waitUntil(lambda: ("manuals", "valves.md") in library_rows(window), timeout=15_000)
+    right_click_and_choose(qtbot, window.list, window.model.row_of("valves.md"), "CopyPath")
+    assert QGuiApplication.clipboard().text() == str(lib.resolve() / "valves.md")
+    right_click_and_choose(qtbot, window.list, window.model.row_of("valves.md"), "Pin")
+    assert Pins.load(str(lib)).pinned == ["valves.md"] and not Pins.load(knit.ranking.root).pinned
+    qtbot.waitUntil(lambda: library_rows(window)[:1] == [("manuals", "valves.md")], timeout=10_000)
+    right_click_and_choose(qtbot, window.list, window.model.row_of("pumps/pressure.md"), "Hide")
+    qtbot.waitUntil(lambda: ("manuals", "pumps/pressure.md") not in library_rows(window), timeout=10_000)
+    assert Pins.load(str(lib)).hidden == ["pumps/pressure.md"]
