@@ -171,6 +171,12 @@ class Walk:
             assert isinstance(obj, QAbstractButton) and not obj.isVisible(), f"{self.surface}: {key!r} is shown"
         self.covered[key] = reason
 
+    def disabled(self, key: str, reason: str) -> None:
+        """A menu item that exists but is disabled in this state (said why, and checked)."""
+        for obj in self.found.get(key, []):
+            assert isinstance(obj, QAction) and not obj.isEnabled(), f"{self.surface}: {key!r} is enabled"
+        self.covered[key] = reason
+
     def finish(self) -> None:
         assert not self.failures, f"{self.surface}:\n  " + "\n  ".join(self.failures)
         missing = sorted(set(self.found) - set(self.covered))
@@ -264,6 +270,12 @@ def test_every_menu_item_and_button_of_the_main_window(qtbot, open_app, opened_u
                                                         timeout=10_000))
     with qtbot.waitSignal(ranking.rankingChanged, timeout=10_000):
         walk.click("Refresh")
+    # The Workspace / Library / Both switch: without a library folder, hidden beside the tabs and disabled in the
+    # ⋯ menu with the line saying why (tests/test_library_scope_window.py clicks every state with a folder).
+    walk.not_clickable("ScopeButton", "shown once a library folder exists")
+    for scope in ("workspace", "library", "all"):
+        walk.disabled(f"Workspace → Scope_{scope}", "enabled once a library folder exists")
+    walk.disabled("Workspace → No library folder yet: add one in Settings → Library", "an explanation, not a command")
     walk.not_clickable("KindTabs ScrollLeftButton", "Qt's own, shown only when the kind tabs do not fit")
     walk.not_clickable("KindTabs ScrollRightButton", "Qt's own, shown only when the kind tabs do not fit")
 

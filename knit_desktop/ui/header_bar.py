@@ -96,10 +96,10 @@ class HeaderBar(QWidget):
         self.scope_menu.addSeparator()
         self.action_scope_hint = QAction(self, enabled=False)
         self.scope_menu.addAction(self.action_scope_hint)
-        self.menu.addMenu(self.scope_menu)
         self.library_available = False
-        for action in (self.action_refresh, None, self.action_top, self.action_dock_left, self.action_dock_right,
-                       None, self.action_history, self.action_memory, self.action_settings, self.action_quit):
+        for action in (self.action_refresh, self.scope_menu.menuAction(), None, self.action_top,
+                       self.action_dock_left, self.action_dock_right, None, self.action_history, self.action_memory,
+                       self.action_settings, self.action_quit):
             self.menu.addSeparator() if action is None else self.menu.addAction(action)
         self.menu_button.setMenu(self.menu)
 
