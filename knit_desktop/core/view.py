@@ -116,6 +116,9 @@ def merged_ranked(parts: Sequence[SourceRanking], limit: int | None = None
     applied by `pinned_ranked` (the one place pins apply, whatever the scope), then the pinned lead (in folder
     order, then pin order), then the hits by relevance, then the rest by time. A single folder keeps its own
     order, so a workspace ranked alone lists exactly as it always has."""
+    if len(parts) == 1:  # read only as far as `limit` (PinnedRows builds rows as they are read)
+        rows, _, hidden = pinned_ranked(parts[0].ranking, parts[0].pins, limit)
+        return [(parts[0], row) for row in rows], hidden
     pinned: list[tuple[SourceRanking, RankedDoc]] = []
     others: list[tuple[SourceRanking, RankedDoc]] = []
     hidden = 0
@@ -124,12 +127,11 @@ def merged_ranked(parts: Sequence[SourceRanking], limit: int | None = None
         hidden += part_hidden
         pinned += [(part, row) for row in rows[: len(pinned_rels)]]
         others += [(part, row) for row in rows[len(pinned_rels):]]
-    if len(parts) > 1:
-        hits = [(p, r) for p, r in others if r.raw > 0 and p.ranking.mode == "relevance"]
-        rest = [(p, r) for p, r in others if not (r.raw > 0 and p.ranking.mode == "relevance")]
-        hits.sort(key=lambda pr: (-pr[1].raw, -pr[1].doc.mtime_ms, pr[0].label, pr[1].doc.rel))
-        rest.sort(key=lambda pr: (-pr[1].doc.mtime_ms, pr[0].label, pr[1].doc.rel))
-        others = hits + rest
+    hits = [(p, r) for p, r in others if r.raw > 0 and p.ranking.mode == "relevance"]
+    rest = [(p, r) for p, r in others if not (r.raw > 0 and p.ranking.mode == "relevance")]
+    hits.sort(key=lambda pr: (-pr[1].raw, -pr[1].doc.mtime_ms, pr[0].label, pr[1].doc.rel))
+    rest.sort(key=lambda pr: (-pr[1].doc.mtime_ms, pr[0].label, pr[1].doc.rel))
+    others = hits + rest
     merged = pinned + others
     return (merged if limit is None else merged[:limit]), hidden
 
