@@ -138,7 +138,7 @@ def merged_ranked(parts: Sequence[SourceRanking], limit: int | None = None
 
 def _row(record: RankedDoc, part: SourceRanking | None = None, **pack: Any) -> ViewRow:
     doc = record.doc
-    where = {"source": part.label, "root": part.root} if part is not None and part.root else {}
+    where: dict[str, Any] = {"source": part.label, "root": part.root} if part is not None and part.root else {}
     return ViewRow(doc.rel, doc.kind, doc.title, doc.summary, doc.mtime_ms, tuple(record.matched), **pack, **where)
 
 

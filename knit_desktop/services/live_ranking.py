@@ -139,9 +139,13 @@ class LiveRanking(QObject):
             watcher = WorkspaceWatcher(real, self)
             # Through self, not straight to an indexer: the workspace (and with it the indexer) may change.
             watcher.pathsChanged.connect(lambda rels, real=real: self._library_paths(real, rels))
-            watcher.rescanNeeded.connect(lambda real=real: self._indexer and self._indexer.refresh_library(real))
+            watcher.rescanNeeded.connect(lambda real=real: self._refresh_library(real))
             self._library_watchers[real] = watcher
             watcher.start()  # falls back to polling when the system refuses more watches
+
+    def _refresh_library(self, real: str) -> None:
+        if self._indexer is not None:
+            self._indexer.refresh_library(real)
 
     def library_watch_modes(self) -> dict[str, str]:
         """Each watched library folder's watcher mode (watcher.MODE_*)."""

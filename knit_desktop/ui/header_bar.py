@@ -97,10 +97,12 @@ class HeaderBar(QWidget):
         self.action_scope_hint = QAction(self, enabled=False)
         self.scope_menu.addAction(self.action_scope_hint)
         self.library_available = False
-        for action in (self.action_refresh, self.scope_menu.menuAction(), None, self.action_top,
-                       self.action_dock_left, self.action_dock_right, None, self.action_history, self.action_memory,
-                       self.action_settings, self.action_quit):
-            self.menu.addSeparator() if action is None else self.menu.addAction(action)
+        entries: tuple[QAction | None, ...] = (
+            self.action_refresh, self.scope_menu.menuAction(), None, self.action_top, self.action_dock_left,
+            self.action_dock_right, None, self.action_history, self.action_memory, self.action_settings,
+            self.action_quit)
+        for entry in entries:
+            self.menu.addSeparator() if entry is None else self.menu.addAction(entry)
         self.menu_button.setMenu(self.menu)
 
         self.topic_label = QLabel(objectName="TopicLine", wordWrap=True)  # wraps rather than widen the window
