@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 
 from .. import __version__
-from ..core.memory.proposals import KINDS as MEMORY_KINDS
+from ..core.memory.kinds import KINDS as MEMORY_KINDS
 
 EXIT_OK = 0
 EXIT_USAGE = 2

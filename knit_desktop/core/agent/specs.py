@@ -3,7 +3,7 @@ descriptions. Constants only, so the MCP server can list its tools without impor
 
 from __future__ import annotations
 
-from ..memory.proposals import KINDS
+from ..memory.kinds import KINDS
 
 KNIT_DOCS = "knit_docs"
 MEMORY_SEARCH = "memory_search"
@@ -20,7 +20,9 @@ KNIT_DOCS_DESCRIPTION = (
     "(evidence, implementation) / related, each with its matched passages (line range, and page for PDFs, plus a "
     "snippet). Ranked by IDF-weighted relevance to the active conversation (or an explicit query), then split by "
     "deterministic rules — prefer it to globbing or counting keyword hits. Reads the workspace; stores nothing in "
-    "it, calls no model. The answer names the workspace (absolute path) and the DSH session it used."
+    "it, calls no model. The answer names the workspace (absolute path) and the DSH session it used; each item's "
+    "`origin` is \"workspace\". Documents in the user's library folders (outside the workspace) are ranked beside "
+    "the workspace's by knit_search and quoted by knit_ask, each labelled with its folder."
 )
 
 MEMORY_KINDS = KINDS  # memory_propose's `kind`

@@ -13,8 +13,8 @@ import os
 from ..config import SharedSettings
 from ..dsh.caller import Resolved
 from ..dsh.sessions import dsh_home
+from ..memory.kinds import KINDS
 from ..memory.library import estimate_tokens
-from ..memory.proposals import KINDS
 from ..memory.search import hits_payload
 from ..memory.store import MemoryStore
 from .knit_docs import KnitDocs, ToolAnswer, ToolError

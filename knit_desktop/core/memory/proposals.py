@@ -19,10 +19,9 @@ from datetime import datetime
 from pathlib import Path
 
 from ..atomic_write import replace_text
+from .kinds import KINDS  # memory_propose's `kind` (the sticky note shows it)
 from .locking import exclusive_lock
 
-# What sort of memory a proposal is (memory_propose's `kind`; the sticky note shows it).
-KINDS = ("preference", "project", "environment", "fact", "todo", "note")
 MAX_TEXT = 4000
 MAX_QUEUE_BYTES = 16_000_000  # ~1,000 proposals of the longest kind, many times over
 
