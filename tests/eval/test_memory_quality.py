@@ -38,17 +38,15 @@ no `---` or code-fence handling), whose entries the baseline then used too.
 from __future__ import annotations
 
 import json
-import math
-import re
 import shutil
-from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from knit_desktop.core.memory.library import MemoryIndex
 from knit_desktop.core.memory.search import search
-from knit_desktop.core.rank.keywords import stem
+
+from .memory_eval import baseline, engine, score
 
 HERE = Path(__file__).resolve().parent
 CORPUS = HERE / "memory_corpus"
@@ -71,67 +69,6 @@ def libraries(tmp_path_factory):
 @pytest.fixture(scope="module")
 def cases():
     return json.loads((HERE / "memory_cases.json").read_text(encoding="utf-8"))
-
-
-def is_right(case: dict, file: str, start: int, end: int) -> bool:
-    for expected in case["expected"]:
-        if expected["file"] != file:
-            continue
-        for a, b in expected["lines"]:
-            if start <= b and end >= a and end - start + 1 <= max(20, 3 * (b - a + 1)):
-                return True
-    return False
-
-
-# --- the baseline: plain BM25 over the same entries -----------------------------------------------------------
-
-CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
-LATIN = re.compile(r"[A-Za-z0-9_]+")
-
-
-def tokens(text: str) -> list[str]:
-    out = []
-    for run in CJK_RUN.findall(text):
-        out += [run] if len(run) == 1 else [run[i : i + 2] for i in range(len(run) - 1)]
-    out += [stem(w.lower()) for w in LATIN.findall(text)]
-    return out
-
-
-def baseline(libraries, query: str, k: int = 3) -> list[tuple[str, int, int]]:
-    docs = [(Path(lib.path).name, e.start, e.end, Counter(tokens(e.text)))
-            for lib in libraries for chapter in lib.chapters for e in chapter.entries]
-    n = len(docs)
-    avgdl = sum(sum(d[3].values()) for d in docs) / max(n, 1)
-    df = Counter(t for d in docs for t in d[3])
-    q = set(tokens(query))
-    scored = []
-    for file, start, end, tf in docs:
-        dl = sum(tf.values())
-        s = 0.0
-        for t in q:
-            if tf[t]:
-                idf = math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5))
-                s += idf * tf[t] * 2.2 / (tf[t] + 1.2 * (0.25 + 0.75 * dl / avgdl))
-        if s > 0:
-            scored.append((-s, file, start, end))
-    scored.sort()
-    return [(f, a, b) for _, f, a, b in scored[:k]]
-
-
-def engine(libraries, query: str, k: int = 3) -> list[tuple[str, int, int]]:
-    return [(Path(h.library.path).name, h.start, h.end) for h in search(libraries, query, k)]
-
-
-def score(libraries, cases, run) -> dict[str, list[int]]:
-    """{category: [questions, right first, right in the top 3]} and per-question results for the report."""
-    table = {c: [0, 0, 0] for c in CATEGORIES}
-    for case in cases:
-        hits = run(libraries, case["query"])
-        row = table[case["category"]]
-        row[0] += 1
-        row[1] += bool(hits) and is_right(case, *hits[0])
-        row[2] += any(is_right(case, *h) for h in hits[:3])
-    return table
 
 
 def test_the_question_set_is_what_the_issue_asks_for(cases):
