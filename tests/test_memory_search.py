@@ -210,3 +210,29 @@ def test_status_comes_from_the_entry_and_the_latest_entry_of_a_log_wins():
               "\n## 2026-02-04\n- docs: todo\n", name="progress.md")
     hits = search([log], "how far did the parser get")
     assert hits[0].location == "progress.md:7-7"
+
+
+def test_query_words_side_by_side_outrank_the_same_words_apart():
+    # Both entries hold "rate" and "limiting" equally often; only the second says them as the question does.
+    library = lib("# Ops\n\n## Writes\n- rate checks before limiting writes\n- writes before rate limiting checks\n")
+    hits = search([library], "rate limiting")
+    assert [h.start for h in hits] == [5, 4]
+    # The phrase only ever decides between entries that hold the words: none is lifted from nothing.
+    assert [h.start for h in search([library], "limiting")] == [4, 5]
+
+
+@pytest.mark.parametrize(("query", "answer"), [
+    ("where is the backup script", "~/bin/backup.sh"),
+    ("备份脚本在哪", "~/bin/backup.sh"),
+    ("when is the dentist", "2026-03-14 at 15:00"),
+    ("牙医什么时候", "2026-03-14 at 15:00"),
+    ("how many dentist visits", "2 visits"),
+])
+def test_a_question_asking_where_when_or_how_many_prefers_the_entry_that_gives_one(query, answer):
+    # The first entry of each pair holds the question's words more often; the second holds the kind of answer
+    # the question asks for (a path, a date, a number).
+    library = lib("# Notes\n\n## Backup\n- the backup script runs every night, the backup script mails a report\n"
+                  "- 备份脚本每天夜里跑一次，备份脚本会发邮件\n- backup script / 备份脚本: ~/bin/backup.sh\n\n"
+                  "## Dentist\n- dentist check-up due soon, dentist visit booked 牙医\n"
+                  "- dentist: 2 visits to go\n- dentist 牙医 on 2026-03-14 at 15:00\n")
+    assert answer in search([library], query)[0].entry.text

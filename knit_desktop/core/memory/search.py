@@ -11,6 +11,10 @@ block, or a `###` block with its body — see `library.py`), with its chapter an
   the entry (× 0.3 and × 0.2, BM25F-style), so "- [✅] Step 0.1" under "## Phase 0 完成总结" answers a question
   about Phase 0. A block of several paragraphs scores as its best paragraph when that one scores higher alone, and
   the hit is then that paragraph.
+- **Phrases and answer shapes**: two query words standing side by side in an entry add a share of their IDF
+  (PHRASE_WEIGHT; Latin words — CJK bigrams carry adjacency already), and a question that asks when, where, how
+  many or which version prefers, among the entries holding its words, those holding a date or time, a path or file
+  name, a number or a version (× ANSWER_FACTOR).
 - **Boosts** (multiplying an entry's BM25, so they can lift a good entry but never make one): the seed's
   dimensions (almost-for-ever) — ① library tag, ② chapter tag, ③ parent category, ④ heading coverage (chapter
   title and `###` heading), weighted as the seed weighs them (4 : 3 : 0.5 : 8 × coverage, × 0.45 for a one-word
@@ -96,6 +100,25 @@ CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 DATE = re.compile(r"\b(?:19|20)\d\d[-/.]\d{1,2}[-/.]\d{1,2}\b|\d{4}年|\d{1,2}月\d{1,2}日|"
                   r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* \d{1,2}\b", re.IGNORECASE)
 PREFIX_MIN = 4
+# Two query words standing side by side in an entry (a phrase: "rate limiting", "default gateway") add this share
+# of their IDF once more. Latin words only: CJK bigrams already carry adjacency within a run.
+PHRASE_WEIGHT = 0.3
+# What a question asks for, read from its first words ("when…", "where…", "how many…", "多少", "什么时候", "哪个版本"):
+# an entry that holds the query's words and something of that shape (a date or time, a path or file name, a number,
+# a version) gains ANSWER_FACTOR — "where is libpython3.12.so" is answered by the line that gives a path.
+ANSWER_FACTOR = 1.3
+ANSWER_SHAPES = (
+    (re.compile(r"^\s*(when|what time|what date|since when)\b|什么时候|何时|哪天|哪一天|几点|日期", re.IGNORECASE),
+     re.compile(r"\b(?:19|20)\d\d[-/.]\d{1,2}[-/.]\d{1,2}|\d{4}年|\d{1,2}月\d{1,2}[日号]|\b\d{1,2}:\d{2}\b|"
+                r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* \d{1,2}\b", re.IGNORECASE)),
+    (re.compile(r"^\s*where\b|在哪|哪里|哪个目录|路径|目录在", re.IGNORECASE),
+     re.compile(r"[\\/]\S|\b[\w-]+\.(?:md|py|json|ya?ml|toml|txt|sh|js|ts|so|log|cfg|ini)\b|https?://", re.IGNORECASE)),
+    (re.compile(r"^\s*how (many|much|long|big|large|often)\b|多少|几个|几条|几次|几步|几行|几天|几篇|几项|几人",
+                re.IGNORECASE), re.compile(r"\d")),
+    (re.compile(r"\b(which|what) version\b|版本号|哪个版本|什么版本|依赖版本", re.IGNORECASE),
+     re.compile(r"\d+\.\d+|\bv\d")),
+)
+TOKEN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+|[A-Za-z0-9]+")
 MONTHS = {m: i + 1 for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split())}
 MONTH_DAY = re.compile(r"\b(?:19|20)\d\d[-/.](\d{1,2})[-/.](\d{1,2})\b|(\d{1,2})月(\d{1,2})[日号]|"
                        r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? (\d{1,2})\b", re.IGNORECASE)
@@ -325,10 +348,27 @@ def _part_terms(entry: Entry) -> list[tuple[Entry, Counter]]:
     return cached[1]
 
 
-def _bm25(candidates: list[_Candidate], q: set[str]) -> list[tuple[float, float, Entry]]:
-    """Each candidate's BM25 over the entries, the share of the query's (IDF-weighted) terms it holds, and the
-    entry that earned it: a block of several paragraphs scores as its best paragraph when that one scores higher
-    alone (the block's other paragraphs dilute a match; the answer is then that paragraph)."""
+@functools.lru_cache(maxsize=65536)
+def _latin_sequence(text: str) -> tuple[str, ...]:
+    """A text's Latin words (stemmed, stop words out) in the order they stand, a CJK run as a gap ("") between
+    them, for phrase matching."""
+    out: list[str] = []
+    for token in TOKEN.findall(text):
+        if CJK.match(token):
+            out.append("")
+        else:
+            term = _latin(token)
+            if term:
+                out.append(term)
+    return tuple(out)
+
+
+def _bm25(candidates: list[_Candidate], q: set[str], order: tuple[str, ...] = ()) -> list[tuple[float, float, Entry]]:
+    """Each candidate's BM25 over the entries (plus PHRASE_WEIGHT for each pair of query words, `order` being the
+    query's words as it says them, that the entry holds side by side), the share of the query's (IDF-weighted)
+    terms it holds, and the entry that earned it: a block of several paragraphs scores as its best paragraph when
+    that one scores higher alone (the block's other paragraphs dilute a match; the answer is then that
+    paragraph)."""
     bags = [_with_context(c) for c in candidates]
     n = len(bags)
     if not n:
@@ -350,21 +390,35 @@ def _bm25(candidates: list[_Candidate], q: set[str]) -> list[tuple[float, float,
         matched_by[term] = matched
         total += weights[term]
 
-    def score(bag: Counter, length: float) -> tuple[float, float]:
+    pairs = [(a, b) for a, b in zip(order, order[1:]) if a in weights and b in weights and a != b]
+
+    def phrases(text: str) -> float:
+        """The IDF of the query's word pairs that stand side by side in the text."""
+        seq = _latin_sequence(text)
+        found = 0.0
+        for a, b in pairs:
+            if any(x in matched_by[a] and y in matched_by[b] or x in matched_by[b] and y in matched_by[a]
+                   for x, y in zip(seq, seq[1:])):
+                found += (weights[a] + weights[b]) / 2
+        return found
+
+    def score(bag: Counter, length: float, text: str) -> tuple[float, float]:
         value = held = 0.0
         for term, idf in weights.items():
             tf = sum(bag[t] for t in matched_by[term] if t in bag)
             if tf:
                 value += idf * tf * (BM25_K1 + 1) / (tf + BM25_K1 * (1 - BM25_B + BM25_B * length / avgdl))
                 held += idf
+        if value and pairs:
+            value += PHRASE_WEIGHT * phrases(text)
         return value, (held / total if total else 0.0)
 
     out = []
     for candidate, bag, length in zip(candidates, bags, lengths):
-        best = (*score(bag, length), candidate.entry)
+        best = (*score(bag, length, candidate.entry.text), candidate.entry)
         if best[0] > 0:
             for k, (part, part_bag) in enumerate(_part_terms(candidate.entry)):
-                value, held = score(part_bag, sum(part_bag.values()))
+                value, held = score(part_bag, sum(part_bag.values()), part.text)
                 if value * (1 - COORDINATION + COORDINATION * held) > best[0] * (1 - COORDINATION + COORDINATION * best[1]):
                     # The first paragraph carries the block's heading, which speaks for the whole block: the
                     # answer stays the block (a heading's words often name what the code below it shows).
@@ -388,7 +442,7 @@ def _boost(query: str, q: set[str], candidate: _Candidate, asks_status: bool) ->
 
 
 def search(libraries: list[Library], query: str, max_hits: int = DEFAULT_HITS) -> list[Hit]:
-    q, _ = _query_terms(query)
+    q, topic_text = _query_terms(query)
     if not q:
         return []
     asks_status = status_intent(query)
@@ -409,12 +463,16 @@ def search(libraries: list[Library], query: str, max_hits: int = DEFAULT_HITS) -
                 candidates.append(_Candidate(library, chapter, entry, topic))
     ranked: list[tuple[int, float, str, int, _Candidate]] = []
     stand_ins: set[int] = set()
-    for candidate, (body, held, answer) in zip(candidates, _bm25(candidates, q)):
+    order = tuple(t for t in _latin_sequence(topic_text) if t in q or not t)  # "" keeps words apart
+    shapes = [shape for asks, shape in ANSWER_SHAPES if asks.search(query)]
+    for candidate, (body, held, answer) in zip(candidates, _bm25(candidates, q, order)):
         if answer is not candidate.entry:
             candidate = _Candidate(candidate.library, candidate.chapter, answer, candidate.topic)
         score = 0.0
         if body > 0:
             score = body * (1 - COORDINATION + COORDINATION * held) * _boost(query, q, candidate, asks_status)
+        if score > 0 and shapes and any(shape.search(candidate.entry.text) for shape in shapes):
+            score *= ANSWER_FACTOR
         if score > 0 and asks_status:
             is_open, is_closed = _states(candidate.entry.text)
             if not (is_open or is_closed):  # a kanban-style file says it in a heading: `## In Progress`, `## Done`
