@@ -112,11 +112,11 @@ ANSWER_SHAPES = (
      re.compile(r"\b(?:19|20)\d\d[-/.]\d{1,2}[-/.]\d{1,2}|\d{4}年|\d{1,2}月\d{1,2}[日号]|\b\d{1,2}:\d{2}\b|"
                 r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* \d{1,2}\b", re.IGNORECASE)),
     (re.compile(r"^\s*where\b|在哪|哪里|哪个目录|路径|目录在", re.IGNORECASE),
-     re.compile(r"[\\/]\S|\b[\w-]+\.(?:md|py|json|ya?ml|toml|txt|sh|js|ts|so|log|cfg|ini)\b|https?://", re.IGNORECASE)),
+     re.compile(r"[\\/]\S|\w\.(?:md|py|json|ya?ml|toml|txt|sh|js|ts|so|log|cfg|ini)\b", re.IGNORECASE)),
     (re.compile(r"^\s*how (many|much|long|big|large|often)\b|多少|几个|几条|几次|几步|几行|几天|几篇|几项|几人",
                 re.IGNORECASE), re.compile(r"\d")),
     (re.compile(r"\b(which|what) version\b|版本号|哪个版本|什么版本|依赖版本", re.IGNORECASE),
-     re.compile(r"\d+\.\d+|\bv\d")),
+     re.compile(r"\d\.\d|\bv\d")),
 )
 TOKEN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+|[A-Za-z0-9]+")
 MONTHS = {m: i + 1 for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split())}
