@@ -5,6 +5,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 
@@ -300,3 +301,32 @@ def test_a_command_trusts_an_index_a_live_watcher_keeps_and_walks_otherwise(make
     store.hold_watch_lease(seconds=-1)  # an expired lease (and our own) is never trusted
     assert not store.watched_elsewhere()
     store.close()
+
+
+def test_processes_creating_one_new_index_at_the_same_moment_all_succeed(make_workspace, files, tmp_path):
+    """The window, MCP servers and a command that start together on a workspace without an index: each either
+    creates the tables or finds them; none deletes the file another has open (whose next write then failed with
+    "attempt to write a readonly database")."""
+    root = make_workspace(files).resolve()
+    go = tmp_path / "go"
+    code = textwrap.dedent(f"""
+        import os, time
+        while not os.path.exists({str(go)!r}):
+            time.sleep(0.001)
+        from knit_desktop.core.workspace import Workspace
+        ws = Workspace.open_persistent({str(root)!r})
+        ws.save()
+        print(len(ws.index.by_rel), flush=True)
+    """)
+    for _round in range(3):  # a race: three tries at it
+        db = index_db_path(str(root))
+        for suffix in ("", "-wal", "-shm"):
+            (db.parent / (db.name + suffix)).unlink(missing_ok=True)
+        go.unlink(missing_ok=True)
+        procs = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  text=True) for _ in range(6)]
+        time.sleep(1.0)  # all of them importing and waiting
+        go.write_text("")
+        results = [p.communicate(timeout=120) for p in procs]
+        assert [p.returncode for p in procs] == [0] * 6, [err[-800:] for _, err in results]
+        assert {out.strip() for out, _ in results} == {"4"}

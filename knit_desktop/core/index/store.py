@@ -133,6 +133,7 @@ class IndexDamaged(Exception):
 # SQLite errors that mean the file itself is broken, as opposed to busy or unwritable.
 _DAMAGE_WORDS = ("malformed", "not a database", "file is not a database", "disk image", "corrupt",
                  "no such table", "no such column", "encrypted")
+NEW_FILE = "new file"  # _schema_ok: a database without tables yet
 BUSY_TIMEOUT_S = 30.0  # several processes share one index: wait for the writer instead of failing
 
 
@@ -168,6 +169,12 @@ class IndexStore:
         try:
             self.db = self._connect()
             ok = self._schema_ok()
+            if ok == NEW_FILE:
+                # A database with no tables: created just now, here or by another process starting at the same
+                # moment (the window, MCP servers, a command). Created in place, never deleted: deleting the file
+                # another process has open made its next write fail ("attempt to write a readonly database").
+                self._create()
+                ok = self._schema_ok()
             if ok and not self._writable():
                 self.read_only = True  # a file SQLite opened but may not write (another user's, immutable)
                 self.notice = f"the index {self.path} cannot be written; changes are kept in memory only"
@@ -239,10 +246,12 @@ class IndexStore:
         self.notice = f"the index {self.path} cannot be written; changes are kept in memory only"
         return True
 
-    def _schema_ok(self) -> bool | None:
-        """True: ours and current; False: empty, an older schema or another root (start over quietly);
-        None: unreadable (damaged: set aside)."""
+    def _schema_ok(self) -> bool | None | str:
+        """True: ours and current; NEW_FILE: no tables yet; False: an older schema or another root (start over
+        quietly); None: unreadable (damaged: set aside)."""
         try:
+            if self.db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0:
+                return NEW_FILE
             row = self.db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
             root = self.db.execute("SELECT value FROM meta WHERE key = 'root'").fetchone()
         except sqlite3.DatabaseError as exc:
@@ -286,8 +295,11 @@ class IndexStore:
         self._create()
 
     def _create(self) -> None:
-        self.db.executescript("BEGIN;" + _SCHEMA + "COMMIT;")
+        """The tables and their first rows in one transaction: another process never sees tables without them."""
         with self.transaction():
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    self.db.execute(statement)
             self.db.executemany(
                 "INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)",
                 [("schema_version", str(SCHEMA_VERSION)), ("root", self.root), ("generation", "0")],
