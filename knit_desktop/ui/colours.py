@@ -134,6 +134,32 @@ def passage_bar(palette: QPalette) -> QColor:
     return readable(palette.color(QPalette.ColorRole.Highlight), palette.color(QPalette.ColorRole.Base), 3.0)
 
 
+@dataclass(frozen=True)
+class HistoryColours:
+    """The History window's transcript and results (rich text: colours as #rrggbb), from the palette."""
+
+    match_background: str  # a searched word in a snippet or a turn
+    focus_background: str  # the turns of the found event
+    focus_bar: str
+    soft: str  # the turn number, the session's title in the recall strip
+    compacted: str  # "(compacted)" beside a turn a compaction summarised
+
+
+def history_colours(palette: QPalette) -> HistoryColours:
+    base = palette.color(QPalette.ColorRole.Base)
+    text = palette.color(QPalette.ColorRole.Text)
+    focus = passage_background(palette)
+    # Each soft colour must read on both backgrounds a turn can have: pulled against the darker-contrast one.
+    worst = focus if contrast(text, focus) < contrast(text, base) else base
+    return HistoryColours(
+        match_background=row_colours(palette).match_background.name(),
+        focus_background=focus.name(),
+        focus_bar=passage_bar(palette).name(),
+        soft=readable(_alpha(text, 0.6), worst).name(),
+        compacted=readable(QColor("#a15c00"), worst).name(),
+    )
+
+
 def text_pairs(palette: QPalette) -> list[tuple[str, QColor, QColor]]:
     """Every (name, foreground, background) pair of text the window paints itself, for the contrast test."""
     pairs: list[tuple[str, QColor, QColor]] = []
@@ -154,4 +180,11 @@ def text_pairs(palette: QPalette) -> list[tuple[str, QColor, QColor]]:
               ("preview passage: text", palette.color(QPalette.ColorRole.Text), passage_background(palette)),
               ("video badge on white", QColor("white"), over(QColor(0, 0, 0, BADGE_ALPHA), QColor("white"))),
               ("name band on white", QColor("white"), over(QColor(0, 0, 0, LABEL_BAND_ALPHA), QColor("white")))]
+    history = history_colours(palette)
+    base, text = palette.color(QPalette.ColorRole.Base), palette.color(QPalette.ColorRole.Text)
+    for where, background in (("turn", base), ("found turn", QColor(history.focus_background))):
+        pairs += [(f"history {where}: text", text, background),
+                  (f"history {where}: turn number", QColor(history.soft), background),
+                  (f"history {where}: compacted", QColor(history.compacted), background)]
+    pairs.append(("history: searched word", text, QColor(history.match_background)))
     return pairs

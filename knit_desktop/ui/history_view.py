@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..services.history import HistoryService
+from .colours import history_colours
 from .metrics import XS, S
 
 SCOPES = ("session", "workspace", "all")
@@ -36,15 +37,15 @@ DETAIL_WINDOW = 3
 ROLE_DATA = Qt.ItemDataRole.UserRole
 
 
-def highlighted(text: str, terms: list[str]) -> str:
-    """`text` as HTML with every occurrence of `terms` (case-insensitive) marked."""
+def highlighted(text: str, terms: list[str], background: str = "#ffe58a") -> str:
+    """`text` as HTML with every occurrence of `terms` (case-insensitive) marked on `background`."""
     if not terms:
         return html.escape(text)
     pattern = re.compile("|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True) if t), re.IGNORECASE)
     out, last = [], 0
     for match in pattern.finditer(text):
         out.append(html.escape(text[last : match.start()]))
-        out.append(f"<b style='background:#ffe58a'>{html.escape(match.group(0))}</b>")
+        out.append(f"<b style='background:{background}'>{html.escape(match.group(0))}</b>")
         last = match.end()
     out.append(html.escape(text[last:]))
     return "".join(out)
@@ -151,6 +152,7 @@ class HistoryPanel(QWidget):
             self.status.setText(self.tr("Cannot search this scope: %1").replace("%1", answer["error"]))
             return
         payload, terms = answer["payload"], answer["terms"]
+        colours = history_colours(self.results.palette())
         events = 0
         for session, session_terms in zip(payload["sessions"], terms, strict=False):
             top = QTreeWidgetItem(self.results)
@@ -172,7 +174,7 @@ class HistoryPanel(QWidget):
                                                  "snippet": snippet, "terms": event_terms})
                     role = self.tr("You") if snippet["role"] == "user" else self.tr("Assistant")
                     text = " ".join(snippet["text"].split())  # the turn's own spacing, flattened for one row
-                    label = QLabel(f"<i>{role}</i>: {highlighted(text, event_terms)}")
+                    label = QLabel(f"<i>{role}</i>: {highlighted(text, event_terms, colours.match_background)}")
                     label.setWordWrap(True)
                     label.setTextFormat(Qt.TextFormat.RichText)
                     label.setObjectName("HistorySnippet")
@@ -250,15 +252,18 @@ class HistoryPanel(QWidget):
         title = session["title"] or self.tr("(untitled)")
         self.transcript_title.setText(f"{title} — {session['id']}")
         compacted = self.tr("(compacted)")
+        colours = history_colours(self.transcript.palette())
         parts = []
         for message in self._transcript["messages"]:
             role = self.tr("You") if message["role"] == "user" else self.tr("Assistant")
-            mark = f" <span style='color:#a15c00'>{compacted}</span>" if message.get("compacted") else ""
+            mark = f" <span style='color:{colours.compacted}'>{compacted}</span>" if message.get("compacted") else ""
             inside = start <= message["seq"] <= end
-            style = "background:#f2f6ff;border-left:4px solid #3b6fd8;padding:4px" if inside else "padding:4px"
-            body = highlighted(message["text"], self._terms if inside else []).replace("\n", "<br>")
+            style = (f"background:{colours.focus_background};border-left:4px solid {colours.focus_bar};padding:4px"
+                     if inside else "padding:4px")
+            body = highlighted(message["text"], self._terms if inside else [],
+                               colours.match_background).replace("\n", "<br>")
             parts.append(f"<div style='{style}'><a name='seq{message['seq']}'></a><b>{role}</b> "
-                         f"<span style='color:#888'>#{message['seq']}</span>{mark}<br>{body}</div>")
+                         f"<span style='color:{colours.soft}'>#{message['seq']}</span>{mark}<br>{body}</div>")
         self.transcript.setHtml("".join(parts))
         if self._extend_side == 0:
             self.transcript.scrollToAnchor(f"seq{start}")
@@ -350,9 +355,10 @@ class RecallStrip(QFrame):
             return
         snippet = self.found["event"]["snippets"][0]
         heading = html.escape(self.tr("From earlier conversations"))
-        self.label.setText(f"<b>{heading}</b>: "
-                           f"{highlighted(' '.join(snippet['text'].split()), self.found.get('terms', []))} "
-                           f"<span style='color:#888'>— {html.escape(self.found['session']['title'] or self.found['session']['id'])}</span>")
+        colours = history_colours(self.palette())
+        words = highlighted(" ".join(snippet["text"].split()), self.found.get("terms", []), colours.match_background)
+        title = html.escape(self.found["session"]["title"] or self.found["session"]["id"])
+        self.label.setText(f"<b>{heading}</b>: {words} <span style='color:{colours.soft}'>— {title}</span>")
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
