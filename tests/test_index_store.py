@@ -330,3 +330,16 @@ def test_processes_creating_one_new_index_at_the_same_moment_all_succeed(make_wo
         results = [p.communicate(timeout=120) for p in procs]
         assert [p.returncode for p in procs] == [0] * 6, [err[-800:] for _, err in results]
         assert {out.strip() for out, _ in results} == {"4"}
+
+
+def test_a_text_body_is_read_back_under_a_name_that_is_not_utf8(tmp_path, now_ms):
+    """A stored name escapes bytes that are not UTF-8 (`caf\\xE9.md`); reading the body back opens the real file."""
+    root = (tmp_path / "ws").resolve()
+    root.mkdir()
+    with open(os.path.join(os.fsencode(root), b"caf\xe9.md"), "wb") as handle:
+        handle.write(b"# Caf\xc3\xa9 notes\n\nThe espresso grinder setting.\n")
+    ws = Workspace.open_persistent(str(root))
+    (rel,) = ws.index.by_rel
+    assert rel == "caf\\xE9.md"
+    assert ws.store is not None and "espresso grinder" in ws.store.load_body(rel)
+    ws.close()

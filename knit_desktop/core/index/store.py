@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 import zstandard
 
-from .boundary import OutsideWorkspace
+from .boundary import OutsideWorkspace, os_path
 from .documents import TRUNCATED_NOTE, Document, SkipFile, decode_text, read_indexed_bytes
 from .links import Ref
 from .scan import FileStatus
@@ -473,7 +473,7 @@ class IndexStore:
         if kind not in BODY_FROM_FILE_KINDS:
             return ""
         try:
-            data = read_indexed_bytes(os.path.join(self.root, rel), kind, self.root)
+            data = read_indexed_bytes(os_path(self.root, rel), kind, self.root)
             return decode_text(bytes(data))[0]
         except (OSError, OutsideWorkspace, SkipFile, ValueError):
             return ""  # the watcher or the next refresh records what happened to the file
