@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QColor, QGuiApplication
 
 from knit_desktop.ui.app import KnitApp
 
@@ -150,6 +150,39 @@ def test_screenshots_of_the_history_view_and_the_recall_strip(qtbot, tmp_path, a
         shots["history"].save(str(SCREENSHOTS / f"history-{suffix}.png"))
     expected = ("搜索", "复制引文") if language == "zh_CN" else ("Search", "Copy quote")
     assert (panel.search_button.text(), panel.copy_button.text()) == expected
+
+
+def test_the_transcript_reads_in_a_dark_palette(qtbot, tmp_path, app):
+    """The found turns, searched words and turn numbers take their colours from the palette (fixed light colours
+    put light text on a near-white background in a dark theme)."""
+    from knit_desktop.ui.colours import contrast, history_colours
+
+    from .test_contrast import dark_palette
+
+    knit, _live = app
+    application = QGuiApplication.instance()
+    before = application.palette()
+    application.setPalette(dark_palette())
+    try:
+        knit.show_history()
+        panel = knit._history_panel
+        wait_indexed(qtbot, panel)
+        panel.scope.setCurrentIndex(2)
+        qtbot.keyClicks(panel.query, "content-addressed")
+        qtbot.mouseClick(panel.search_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: panel.results.topLevelItemCount() > 0, timeout=10_000)
+        qtbot.mouseClick(panel.open_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: "content-addressed" in panel.transcript.toPlainText(), timeout=10_000)
+        colours = history_colours(panel.transcript.palette())
+        html = panel.transcript.toHtml().lower()
+        for fixed in ("#f2f6ff", "#ffe58a", "#888888"):
+            assert fixed not in html
+        assert colours.focus_background in html and colours.soft in html
+        text = panel.transcript.palette().color(panel.transcript.foregroundRole())
+        assert contrast(text, QColor(colours.focus_background)) >= 4.5
+        assert panel.grab().toImage().save(str(tmp_path / "history-dark.png"))
+    finally:
+        application.setPalette(before)
 
 
 def test_the_service_reads_an_append_when_the_watcher_reports_it(qtbot, tmp_path):

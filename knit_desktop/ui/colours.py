@@ -139,8 +139,7 @@ class HistoryColours:
     """The History window's transcript and results (rich text: colours as #rrggbb), from the palette."""
 
     match_background: str  # a searched word in a snippet or a turn
-    focus_background: str  # the turns of the found event
-    focus_bar: str
+    focus_background: str  # the turns of the found event (Qt's rich text draws no border, so no bar beside them)
     soft: str  # the turn number, the session's title in the recall strip
     compacted: str  # "(compacted)" beside a turn a compaction summarised
 
@@ -154,7 +153,6 @@ def history_colours(palette: QPalette) -> HistoryColours:
     return HistoryColours(
         match_background=row_colours(palette).match_background.name(),
         focus_background=focus.name(),
-        focus_bar=passage_bar(palette).name(),
         soft=readable(_alpha(text, 0.6), worst).name(),
         compacted=readable(QColor("#a15c00"), worst).name(),
     )

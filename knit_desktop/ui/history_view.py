@@ -258,8 +258,7 @@ class HistoryPanel(QWidget):
             role = self.tr("You") if message["role"] == "user" else self.tr("Assistant")
             mark = f" <span style='color:{colours.compacted}'>{compacted}</span>" if message.get("compacted") else ""
             inside = start <= message["seq"] <= end
-            style = (f"background:{colours.focus_background};border-left:4px solid {colours.focus_bar};padding:4px"
-                     if inside else "padding:4px")
+            style = f"background:{colours.focus_background};padding:4px" if inside else "padding:4px"
             body = highlighted(message["text"], self._terms if inside else [],
                                colours.match_background).replace("\n", "<br>")
             parts.append(f"<div style='{style}'><a name='seq{message['seq']}'></a><b>{role}</b> "
