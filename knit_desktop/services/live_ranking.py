@@ -87,7 +87,7 @@ class LiveRanking(QObject):
     def stop(self) -> None:
         """End everything, waiting for the threads (application exit only)."""
         self.follower.stop()
-        self._watch_library([])
+        self._watch_library([], wait=True)
         self._close_workspace(wait=True)
         for indexer in list(self._retired):
             indexer.wait()
@@ -127,11 +127,13 @@ class LiveRanking(QObject):
         if self._indexer is not None:
             self._indexer.set_library(self.library_folders)
 
-    def _watch_library(self, folders: list[str]) -> None:
+    def _watch_library(self, folders: list[str], wait: bool = False) -> None:
+        """Watch exactly these folders. `wait` only at exit: a removed folder's observer threads otherwise wind
+        down on their own, so the GUI thread is not held up (as when the workspace changes)."""
         wanted = [os.path.realpath(f) for f in folders if os.path.isdir(f)]
         for real in [r for r in self._library_watchers if r not in wanted]:
             watcher = self._library_watchers.pop(real)
-            watcher.stop(wait=True)
+            watcher.stop(wait=wait)
             watcher.deleteLater()
         for real in wanted:
             if real in self._library_watchers:
