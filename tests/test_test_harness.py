@@ -28,3 +28,15 @@ def test_a_test_leaving_a_qthread_running_fails(tmp_path):
     )
     assert "QThread(s) still running after the test" in out.stdout, out.stdout + out.stderr
     assert out.returncode != 0
+
+
+def test_only_a_boot_lost_to_dshs_profile_root_race_is_started_again():
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "dsh_real"))
+    from run_dsh import DshRun, lost_profile_root_race
+
+    race = ("Error: dsh: plugin tree failed to load: dsh: 1 entry did not activate\n"
+            "cordis:include: ConfigFileError: failed to validate config file /tmp/h/dsh/profiles/headless/cordis.yml")
+    assert lost_profile_root_race(DshRun(1, "", race, 0.13))
+    assert not lost_profile_root_race(DshRun(0, "", race, 0.13))  # it ran
+    assert not lost_profile_root_race(DshRun(1, "", race, 2.0, requests=[{"model": "m"}]))  # it reached the model
+    assert not lost_profile_root_race(DshRun(1, "", "mcp-client: server failed to start", 0.5))

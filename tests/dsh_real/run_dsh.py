@@ -101,11 +101,35 @@ def dsh_env(dsh_home: str, port: int) -> dict:
     return env
 
 
+def lost_profile_root_race(run: DshRun) -> bool:
+    """DSH rewrites `$DSH_HOME/profiles/<name>/cordis.yml` (truncate, then write) on every boot, so a second DSH
+    starting in the same home at that instant can read it empty and stop before any plugin runs. Such a run never
+    reached the model or an MCP server; starting it again is what a user does."""
+    return (run.returncode != 0 and not run.requests and "failed to validate config file" in run.stderr
+            and "cordis.yml" in run.stderr)
+
+
 def run_dsh(dsh_dir: str | os.PathLike, dsh_home: str | os.PathLike, cwd: str | os.PathLike,
             mcp_command: list[str], *, server_name: str = "knit", script: list[dict] | None = None,
             prompt: str = "Which documents matter here?", timeout: float = 90.0, mcp_cwd: str | None = None,
             mcp_env: dict | None = None, request_log: str | None = None) -> DshRun:
-    """One headless DSH session in `cwd`: the mock model calls the scripted tools, then quotes the last result."""
+    """One headless DSH session in `cwd`: the mock model calls the scripted tools, then quotes the last result.
+
+    A boot lost to DSH's own profile-root race (two DSH processes starting in one home) is started again, at most
+    twice; every other failure is returned as it came."""
+    for _attempt in range(3):
+        run = _run_dsh_once(dsh_dir, dsh_home, cwd, mcp_command, server_name=server_name, script=script,
+                            prompt=prompt, timeout=timeout, mcp_cwd=mcp_cwd, mcp_env=mcp_env,
+                            request_log=request_log)
+        if not lost_profile_root_race(run):
+            break
+        time.sleep(0.3)
+    return run
+
+
+def _run_dsh_once(dsh_dir: str | os.PathLike, dsh_home: str | os.PathLike, cwd: str | os.PathLike,
+                  mcp_command: list[str], *, server_name: str, script: list[dict] | None, prompt: str,
+                  timeout: float, mcp_cwd: str | None, mcp_env: dict | None, request_log: str | None) -> DshRun:
     if script is None:
         script = [{"name": f"mcp__{server_name}__knit_docs", "arguments": {}}]
     Path(dsh_home).mkdir(parents=True, exist_ok=True)
