@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import os
 import time
+from typing import Protocol
 
-from PySide6.QtCore import QObject, QTimer, Signal, Slot
+from PySide6.QtCore import QObject, QTimer, Signal, SignalInstance, Slot
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 
 from ..core.dsh.conversation import ConversationTail, Message
@@ -50,8 +51,17 @@ def session_snapshot(log: SessionLog, messages: list[Message] | None = None, rea
     }
 
 
-class _Forwarder(FileSystemEventHandler):
-    def __init__(self, worker: _FollowWorker) -> None:
+class _SessionLogListener(Protocol):
+    _touched: SignalInstance
+    _rediscover: SignalInstance
+
+
+class SessionLogEvents(FileSystemEventHandler):
+    """Runs on watchdog's thread over DSH's sessions tree: a transcript written or moved becomes the worker's
+    `_touched(path)`, a new or moved folder its `_rediscover()` (both signals, so the work happens on the worker's
+    own thread). Serves the conversation follower and the history index alike."""
+
+    def __init__(self, worker: _SessionLogListener) -> None:
         self.worker = worker
 
     def on_any_event(self, event: FileSystemEvent) -> None:
@@ -103,7 +113,7 @@ class _FollowWorker(Worker):
         root = sessions_root(self.home)
         self.catalog.refresh()
         if self._observer is None and root.is_dir():
-            self._observer = watch_tree(_Forwarder(self), str(root))  # None if refused: polled instead
+            self._observer = watch_tree(SessionLogEvents(self), str(root))  # None if refused: polled instead
         if self._poll is not None:
             if self._observer is None:
                 self._poll.start()

@@ -27,7 +27,7 @@ from ..core.recall.recall import (
     highlight_terms,
     scope_sessions,
 )
-from .conversation import _Forwarder
+from .conversation import SessionLogEvents
 from .mailbox import Mailbox
 
 QUIET_MS = 150  # after the watcher's last word on a log, then it is read (DSH batches writes over 200 ms)
@@ -78,7 +78,7 @@ class _HistoryWorker(QObject):
         root = sessions_root(self.index.home) if self.index is not None else None
         if self._observer is None and root is not None and root.is_dir():
             # None when the system refuses a watch (inotify limits): the periodic look below still runs
-            self._observer = watch_tree(_Forwarder(self), str(root))
+            self._observer = watch_tree(SessionLogEvents(self), str(root))
         if self._timer is not None:
             self._timer.start(FULL_LOOK_MS if self._observer is not None else NO_WATCH_LOOK_MS)
 
