@@ -49,6 +49,11 @@ def library_rows(window) -> list[tuple[str, str]]:
     return [(r.item.source, r.rel) for r in window.model.rows if r.item is not None]
 
 
+def library_key(lib: Path, rel: str) -> str:
+    """A library document is listed under its absolute path (a workspace document under its relative one)."""
+    return str(lib.resolve() / rel)
+
+
 def make_library(tmp_path: Path) -> Path:
     lib = tmp_path / "manuals"
     (lib / "pumps").mkdir(parents=True)
@@ -90,19 +95,24 @@ def test_the_switch_ranks_over_the_workspace_the_library_or_both(qtbot, tmp_path
     rows = library_rows(window)
     assert rows[0] == ("manuals", "pumps/pressure.md")  # the best hit leads, whichever folder it is in
     assert any(not source for source, _ in rows)  # the workspace's documents are listed too, unlabelled
-    assert window.model.data(window.model.index(window.model.row_of("pumps/pressure.md")),
+    assert window.model.data(window.model.index(window.model.row_of(library_key(lib, "pumps/pressure.md"))),
                              Qt.ItemDataRole.ToolTipRole).startswith("manuals: pumps/pressure.md")
 
     # The preview reads a library document from its own folder.
-    window.list.select_rel("pumps/pressure.md")
+    assert window.list.select_key(library_key(lib, "pumps/pressure.md"))
     qtbot.waitUntil(lambda: "held steady" in window.preview.browser.toPlainText(), timeout=10_000)
     assert window.preview.root == str(lib.resolve())
 
-    # The tray's top 5 name the library document's folder.
+    # The tray's top 5 name the library document's folder, and choosing it there previews it from that folder.
     tray = TrayPeek(QIcon(), lambda: 0)
+    tray.documentChosen.connect(window.show_document)
     tray.set_result(window.result)
-    texts = [a.text() for a in tray.menu.actions() if a.text()]
-    assert any("Pump pressure" in t and "manuals" in t for t in texts)
+    window.close_preview()
+    action = next(a for a in tray.menu.actions() if "Pump pressure" in a.text())
+    assert "manuals" in action.text()
+    action.trigger()
+    qtbot.waitUntil(lambda: "held steady" in window.preview.browser.toPlainText(), timeout=10_000)
+    assert window.list.current_key() == library_key(lib, "pumps/pressure.md")
     tray.hide()
 
     suffix = "zh" if language == "zh_CN" else "en"
@@ -193,11 +203,54 @@ def test_a_library_document_is_pinned_and_copied_from_its_own_folder(qtbot, tmp_
     knit = open_app()
     window = knit.window
     qtbot.waitUntil(lambda: ("manuals", "valves.md") in library_rows(window), timeout=15_000)
-    right_click_and_choose(qtbot, window.list, window.model.row_of("valves.md"), "CopyPath")
+    right_click_and_choose(qtbot, window.list, window.model.row_of(library_key(lib, "valves.md")), "CopyPath")
     assert QGuiApplication.clipboard().text() == str(lib.resolve() / "valves.md")
-    right_click_and_choose(qtbot, window.list, window.model.row_of("valves.md"), "Pin")
+    right_click_and_choose(qtbot, window.list, window.model.row_of(library_key(lib, "valves.md")), "Pin")
     assert Pins.load(str(lib)).pinned == ["valves.md"] and not Pins.load(knit.ranking.root).pinned
     qtbot.waitUntil(lambda: library_rows(window)[:1] == [("manuals", "valves.md")], timeout=10_000)
-    right_click_and_choose(qtbot, window.list, window.model.row_of("pumps/pressure.md"), "Hide")
+    right_click_and_choose(qtbot, window.list, window.model.row_of(library_key(lib, "pumps/pressure.md")), "Hide")
     qtbot.waitUntil(lambda: ("manuals", "pumps/pressure.md") not in library_rows(window), timeout=10_000)
     assert Pins.load(str(lib)).hidden == ["pumps/pressure.md"]
+
+
+def test_the_same_path_in_the_workspace_and_a_library_folder_is_two_documents(qtbot, tmp_path, open_app, settings):
+    """A README.md (here docs/attachment-cache.md) in both: two rows, each selected, previewed and pinned on its
+    own; a link followed inside the library copy stays in the library folder."""
+    lib = make_library(tmp_path)
+    (lib / "docs").mkdir()
+    (lib / "docs" / "attachment-cache.md").write_text(
+        "# Library copy of the cache notes\n\nThe vendor's own cache manual, see [valves](../valves.md).\n",
+        encoding="utf-8")
+    settings.library_folders = [str(lib)]
+    settings.scope = "all"
+    knit = open_app()
+    window = knit.window
+    rel = "docs/attachment-cache.md"
+    qtbot.waitUntil(lambda: {("manuals", rel), ("", rel)} <= set(library_rows(window)), timeout=15_000)
+    in_library, in_workspace = library_key(lib, rel), rel
+    assert window.model.row_of(in_library) != window.model.row_of(in_workspace)
+
+    assert window.list.select_key(in_library)
+    qtbot.waitUntil(lambda: "vendor's own cache manual" in window.preview.browser.toPlainText(), timeout=10_000)
+    assert window.preview.root == str(lib.resolve())
+    assert window.list.select_key(in_workspace)
+    qtbot.waitUntil(lambda: "vendor's own cache manual" not in window.preview.browser.toPlainText()
+                    and window.preview.rel == rel and window.preview.root != str(lib.resolve()), timeout=10_000)
+
+    # A link in the library copy opens the library's valves.md; Back returns to the library copy, not the workspace's.
+    assert window.list.select_key(in_library)
+    qtbot.waitUntil(lambda: "vendor's own cache manual" in window.preview.browser.toPlainText(), timeout=10_000)
+    window.preview.follow("valves.md")
+    qtbot.waitUntil(lambda: "Seals and valves" in window.preview.browser.toPlainText(), timeout=10_000)
+    assert window.list.current_key() == library_key(lib, "valves.md")
+    window.preview.back_button.click()
+    qtbot.waitUntil(lambda: "vendor's own cache manual" in window.preview.browser.toPlainText(), timeout=10_000)
+
+    right_click_and_choose(qtbot, window.list, window.model.row_of(in_library), "Pin")
+    assert Pins.load(str(lib)).pinned == [rel] and not Pins.load(knit.ranking.root).pinned
+    first = lambda: next(r for r in window.model.rows if not r.is_header)  # noqa: E731
+    qtbot.waitUntil(lambda: first().key == in_library, timeout=10_000)  # the pinned library copy leads
+    right_click_and_choose(qtbot, window.list, window.model.row_of(in_workspace), "Hide")
+    assert Pins.load(knit.ranking.root).hidden == [rel] and not Pins.load(str(lib)).hidden
+    qtbot.waitUntil(lambda: window.model.row_of(in_workspace) < 0, timeout=10_000)
+    assert first().key == in_library  # hiding the workspace's copy leaves the library's

@@ -146,16 +146,16 @@ def test_the_all_view_keyboard_runs_from_the_documents_into_the_media(qtbot, ope
     view = knit.window.all_view
     view.docs.setFocus()
     qtbot.keyClick(view.docs, Qt.Key.Key_Down)
-    assert view.current_rel() == "README.md"
+    assert view.current_key() == "README.md"
     qtbot.keyClick(view.docs, Qt.Key.Key_Down)  # past the last document: into the grid
     assert view.grid.hasFocus() or view.grid.currentIndex().row() == 0
-    assert view.current_rel().startswith("shots/")
+    assert view.current_key().startswith("shots/")
 
 
 def test_image_preview_fits_and_zooms_and_the_video_player_plays(qtbot, open_app, gallery):
     knit = open_app(gallery, "media")
     window, preview = knit.window, knit.window.preview
-    window.grid.select_rel("shots/screen-00.png")
+    window.grid.select_key("shots/screen-00.png")
     qtbot.waitUntil(lambda: preview.stack.currentWidget() is preview.image_view
                     and not preview.image_view.image.isNull(), timeout=10_000)
     view = preview.image_view
@@ -165,7 +165,7 @@ def test_image_preview_fits_and_zooms_and_the_video_player_plays(qtbot, open_app
     view.toggle_zoom()
     assert view.actual_size and view.label.pixmap().size().width() == 320
 
-    window.grid.select_rel("shots/recording.mp4")
+    window.grid.select_key("shots/recording.mp4")
     player = preview.video_player
     assert preview.stack.currentWidget() is player
     qtbot.waitUntil(lambda: player.slider.maximum() >= 1900, timeout=10_000)
@@ -190,7 +190,7 @@ def test_screenshots_of_the_grid_and_the_video_player(qtbot, tmp_path, monkeypat
     all_thumbnails_in(qtbot, window.grid_model)
     qtbot.wait(100)
     shots = {"grid": window.grab().toImage()}
-    window.grid.select_rel("shots/recording.mp4")
+    window.grid.select_key("shots/recording.mp4")
     player = window.preview.video_player
     qtbot.waitUntil(lambda: player.slider.maximum() >= 1900, timeout=10_000)
     player.player.setPosition(1000)
@@ -239,7 +239,7 @@ def test_thumbnails_load_in_the_grid_after_the_all_view_was_shown_first(qtbot, o
 def test_a_click_on_the_seek_bar_jumps_there(qtbot, open_app, gallery):
     knit = open_app(gallery, "media")
     window, preview = knit.window, knit.window.preview
-    window.grid.select_rel("shots/recording.mp4")
+    window.grid.select_key("shots/recording.mp4")
     player = preview.video_player
     if player is None:
         pytest.skip("Qt Multimedia cannot load here")

@@ -18,7 +18,7 @@ from knit_desktop.core.workspace import RankInput, Workspace
 from knit_desktop.demo import prepare_demo_workspace
 from knit_desktop.resources import demo_conversation
 from knit_desktop.ui.app import KnitApp
-from knit_desktop.ui.document_model import DocumentListModel, RelRole, build_rows
+from knit_desktop.ui.document_model import DocumentListModel, KeyRole, build_rows
 from knit_desktop.ui.settings import Settings
 from knit_desktop.ui.tray import TrayPeek
 
@@ -141,17 +141,17 @@ def test_window_lists_the_tiers_and_the_keys_move_skip_headers_and_toggle_the_pr
 
     view.setFocus()
     press(qtbot, view, Qt.Key.Key_Down)  # nothing selected yet: the first document
-    assert view.current_rel() == "docs/attachment-cache.md"
+    assert view.current_key() == "docs/attachment-cache.md"
     assert window.preview.isVisible()  # moving previews
     press(qtbot, view, Qt.Key.Key_Down)  # skips the "Supporting" header
     assert view.currentIndex().row() == model.document_rows()[1]
     press(qtbot, view, Qt.Key.Key_End)
-    assert view.current_rel() == doc_rels(model)[-1]
+    assert view.current_key() == doc_rels(model)[-1]
     press(qtbot, view, Qt.Key.Key_Down)  # no wrap at the end
-    assert view.current_rel() == doc_rels(model)[-1]
+    assert view.current_key() == doc_rels(model)[-1]
     press(qtbot, view, Qt.Key.Key_Home)
     press(qtbot, view, Qt.Key.Key_Up)  # nor at the top
-    assert view.current_rel() == "docs/attachment-cache.md"
+    assert view.current_key() == "docs/attachment-cache.md"
 
     press(qtbot, view, Qt.Key.Key_Return)  # Enter toggles the preview
     assert not window.preview.isVisible()
@@ -178,7 +178,7 @@ def test_the_filter_box_filters_live_and_esc_clears_it(qtbot, open_app):
     assert 0 < window.model.shown < everything
     assert window.count_label.text() == f"{window.model.shown} / {everything} docs"
     press(qtbot, window.filter_box, Qt.Key.Key_Down)  # ↓ in the filter goes to the list
-    assert window.list.current_rel().startswith("docs/zh/")
+    assert window.list.current_key().startswith("docs/zh/")
     window.filter_box.setFocus()
     window.filter_box.selectAll()
     qtbot.keyClicks(window.filter_box, "nothing like this")
@@ -191,26 +191,26 @@ def test_down_from_the_filter_lands_on_the_first_match_even_when_it_is_current(q
     knit = open_app()
     window = knit.window
     window.list.select_first()
-    first = window.list.current_rel()
+    first = window.list.current_key()
     window.filter_box.setFocus()
     qtbot.keyClicks(window.filter_box, first.rsplit("/", 1)[-1][:6])  # a filter the current document passes
     rows = window.list.selectable_rows()
-    assert len(rows) >= 1 and window.list.current_rel() == first
+    assert len(rows) >= 1 and window.list.current_key() == first
     press(qtbot, window.filter_box, Qt.Key.Key_Down)
-    assert window.list.current_rel() == window.model.index(rows[0]).data(RelRole)
+    assert window.list.current_key() == window.model.index(rows[0]).data(KeyRole)
 
 
 def test_a_rerank_keeps_the_selection_on_the_same_document(qtbot, open_app):
     knit = open_app()
     window = knit.window
     target = "docs/zh/搜索与索引.md"
-    assert window.list.select_rel(target)
+    assert window.list.select_key(target)
     before = window.model.row_of(target)
     rankings = []
     knit.ranking.rankingChanged.connect(rankings.append)
     qtbot.keyClicks(window.topic_box, "search index tokenizer")  # the typed topic re-ranks after a pause
     qtbot.waitUntil(lambda: bool(rankings) and window.model.row_of(target) != before, timeout=10_000)
-    assert window.list.current_rel() == target
+    assert window.list.current_key() == target
     assert window.preview.rel == target
 
 
@@ -253,7 +253,7 @@ def test_markdown_preview_shows_relative_images_and_follows_links_to_workspace_d
     preview._on_link(QUrl("attachment-cache.md"))  # a link in the text to another workspace document
     qtbot.waitUntil(lambda: preview.rel == "docs/attachment-cache.md" and "Eviction" in document.toPlainText(),
                     timeout=10_000)
-    assert window.list.current_rel() == "docs/attachment-cache.md"  # listed documents are selected too
+    assert window.list.current_key() == "docs/attachment-cache.md"  # listed documents are selected too
 
 
 def test_the_matched_passage_is_highlighted(qtbot, open_app):
@@ -304,7 +304,7 @@ def test_a_pdf_page_renders_and_the_preview_opens_on_the_passage_page(qtbot, ope
         return bool(passages) and passages[0].page == 2
 
     qtbot.waitUntil(passage_on_page_two, timeout=10_000)
-    window.list.select_rel(rel)
+    window.list.select_key(rel)
     qtbot.waitUntil(lambda: preview.page_label.pixmap() is not None and not preview.page_label.pixmap().isNull(),
                     timeout=10_000)
     assert preview.stack.currentWidget() is preview.pdf_box
@@ -339,7 +339,7 @@ def test_the_citation_bar_counts_the_links_and_each_entry_jumps(qtbot, open_app)
     qtbot.mouseClick(preview.links_list.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     qtbot.waitUntil(lambda: preview.rel == "design/rfc-offline-attachments.md" and preview.data is not None
                     and preview.data.rel == preview.rel, timeout=10_000)
-    assert window.list.current_rel() == "design/rfc-offline-attachments.md"
+    assert window.list.current_key() == "design/rfc-offline-attachments.md"
 
 
 def test_double_click_opens_a_larger_preview_window(qtbot, open_app):
@@ -464,7 +464,7 @@ def test_screenshots_of_the_documents_and_a_pdf_preview(qtbot, tmp_path, monkeyp
         return passages[0].page if passages else None
 
     qtbot.waitUntil(lambda: whitepaper_page() == 2, timeout=10_000)
-    window.list.select_rel("docs/sync-whitepaper.pdf")
+    window.list.select_key("docs/sync-whitepaper.pdf")
     qtbot.waitUntil(lambda: preview.page_label.pixmap() is not None and not preview.page_label.pixmap().isNull()
                     and preview.page == 2, timeout=10_000)
     qtbot.wait(100)

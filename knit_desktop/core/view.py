@@ -10,6 +10,7 @@ Only the command line and the MCP server turn rankings into JSON (`output/payloa
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +24,13 @@ from .rank.ranking import RankedDoc, Ranking
 
 TIERS = ("pinned", "primary", "supporting", "related")  # "pinned": the user's pins, above primary
 PEEK_LIMIT = 5
+
+
+def listing_key(root: str, rel: str) -> str:
+    """How the window tells listed documents apart: a workspace document by its relative path, a library folder's
+    by its absolute path. A relative path is never absolute, so a README.md in the workspace and one in a library
+    folder are two rows, each selected, previewed and pinned on its own."""
+    return os.path.join(root, rel) if root else rel
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +50,11 @@ class ViewRow:
     source: str = ""  # the library folder's label; '' for the workspace's own documents
     root: str = ""  # the library folder it lives in; '' for the workspace's own documents
 
+    @property
+    def key(self) -> str:
+        """Its identity in the window's lists (`listing_key`)."""
+        return listing_key(self.root, self.rel)
+
 
 @dataclass(frozen=True, slots=True)
 class RankedRows:
@@ -54,8 +67,9 @@ class RankedRows:
     rows: tuple[ViewRow, ...]
     tiered: bool = False  # the rows start with the context pack's tiers
 
-    def row(self, rel: str) -> ViewRow | None:
-        return next((r for r in self.rows if r.rel == rel), None)
+    def row(self, key: str) -> ViewRow | None:
+        """The row listed under `key` (`listing_key`: a workspace document's relative path)."""
+        return next((r for r in self.rows if r.key == key), None)
 
 
 @dataclass(frozen=True)
@@ -77,11 +91,11 @@ class ViewResult:
     def with_usage(self, usage: Usage | None) -> ViewResult:
         return dataclasses.replace(self, usage=usage)
 
-    def find(self, rel: str) -> ViewRow | None:
-        """The row of `rel` in either section."""
-        row = self.docs.row(rel)
+    def find(self, key: str) -> ViewRow | None:
+        """The row listed under `key` in either section."""
+        row = self.docs.row(key)
         if row is None and self.media is not None:
-            row = self.media.row(rel)
+            row = self.media.row(key)
         return row
 
     def pack_tiers(self) -> tuple[tuple[str, int, str], ...]:

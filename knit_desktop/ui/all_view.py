@@ -18,7 +18,7 @@ from .media_view import MediaGridView
 
 
 class AllView(QScrollArea):
-    activatedRel = Signal(str)
+    activatedKey = Signal(str)
     toggleRequested = Signal()
     openWindowRequested = Signal(str)
     viewAllRequested = Signal()
@@ -57,7 +57,7 @@ class AllView(QScrollArea):
         self.setWidget(page)
 
         for view in (self.docs, self.grid):
-            view.activatedRel.connect(self._on_activated)
+            view.activatedKey.connect(self._on_activated)
             view.toggleRequested.connect(self.toggleRequested)
             view.openWindowRequested.connect(self.openWindowRequested)
         self.grid.thumbnailsWanted.connect(self.thumbnailsWanted)
@@ -107,13 +107,13 @@ class AllView(QScrollArea):
         other = self.grid if self.sender() is self.docs else self.docs
         other.selectionModel().clearSelection()
         other.setCurrentIndex(other.model().index(-1, 0))
-        self.activatedRel.emit(rel)
+        self.activatedKey.emit(rel)
 
-    def current_rel(self) -> str:
-        return self.docs.current_rel() or self.grid.current_rel()
+    def current_key(self) -> str:
+        return self.docs.current_key() or self.grid.current_key()
 
-    def select_rel(self, rel: str) -> bool:
-        return self.docs.select_rel(rel) or self.grid.select_rel(rel)
+    def select_key(self, rel: str) -> bool:
+        return self.docs.select_key(rel) or self.grid.select_key(rel)
 
     def select_first(self) -> None:
         if self.doc_model.rowCount():

@@ -126,9 +126,9 @@ class KnitApp:
         self.window.raise_()
         self.window.activateWindow()
 
-    def _peek_chosen(self, rel: str) -> None:
+    def _peek_chosen(self, key: str) -> None:
         self.raise_window()
-        self.window.show_document(rel)
+        self.window.show_document(key)
 
     def _toggle_window(self) -> None:
         if self.window.isVisible() and not self.window.isMinimized():

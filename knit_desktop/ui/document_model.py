@@ -14,7 +14,7 @@ from PySide6.QtCore import QAbstractListModel, QCoreApplication, QModelIndex, QP
 from ..core.view import TIERS, RankedRows, ViewRow
 from .wording import is_new, relative_time_text, tier_hint, tier_title, why_text
 
-RelRole = Qt.ItemDataRole.UserRole + 1
+KeyRole = Qt.ItemDataRole.UserRole + 1  # the listing key (core.view.listing_key): a workspace document's rel
 RowRole = Qt.ItemDataRole.UserRole + 2  # the Row itself, for the delegate
 
 
@@ -33,6 +33,11 @@ class Row:
     @property
     def rel(self) -> str:
         return self.item.rel if self.item is not None else ""
+
+    @property
+    def key(self) -> str:
+        """Its identity in the list (`core.view.listing_key`)."""
+        return self.item.key if self.item is not None else ""
 
 
 def matches_filter(item: ViewRow, needle: str) -> bool:
@@ -91,8 +96,8 @@ class DocumentListModel(QAbstractListModel):
     def shown(self) -> int:
         return sum(1 for r in self.rows if not r.is_header)
 
-    def row_of(self, rel: str) -> int:
-        return next((i for i, r in enumerate(self.rows) if r.rel == rel), -1)
+    def row_of(self, key: str) -> int:
+        return next((i for i, r in enumerate(self.rows) if r.key == key), -1)
 
     def document_rows(self) -> list[int]:
         return [i for i, r in enumerate(self.rows) if not r.is_header]
@@ -119,8 +124,8 @@ class DocumentListModel(QAbstractListModel):
         row = self.rows[index.row()]
         if role == RowRole:
             return row
-        if role == RelRole:
-            return row.rel
+        if role == KeyRole:
+            return row.key
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
             if row.is_header:
                 hint = tier_hint(row.tier)

@@ -56,24 +56,20 @@ class ItemActions(QObject):
         super().__init__(parent)
         self.root = ""
         self.pins = Pins("")
-        # The library folder a listed document lives in ('' for the workspace's); the window answers from its
-        # result, so every action below works on a library document's own folder and pins.
-        self.folder_of: Callable[[str], str] = lambda _rel: ""
+        # Every action takes the item's listing key (core.view.listing_key); the window answers where it lives,
+        # (folder, relative path), so a library document is opened, copied and pinned in its own folder.
+        self.locate: Callable[[str], tuple[str, str]] = lambda key: (self.root, key)
 
     def set_root(self, root: str) -> None:
         self.root = root
         self.pins = Pins.load(root) if root else Pins("")
 
-    def _folder(self, rel: str) -> str:
-        return self.folder_of(rel) or self.root
-
-    def _pins(self, rel: str) -> Pins:
-        folder = self.folder_of(rel)
+    def _pins(self, folder: str) -> Pins:
         return Pins.load(folder) if folder and folder != self.root else self.pins
 
-    def path(self, rel: str) -> str:
+    def path(self, key: str) -> str:
         """The file's absolute path (inside the workspace or its library folder; "" otherwise)."""
-        root = self._folder(rel)
+        root, rel = self.locate(key)
         if not root or not rel:
             return ""
         resolved = resolve_inside(root, rel)
@@ -81,10 +77,10 @@ class ItemActions(QObject):
 
     # --- drag out ------------------------------------------------------------------------------------
 
-    def mime(self, rel: str) -> QMimeData:
+    def mime(self, key: str) -> QMimeData:
         """A file for file managers and editors (text/uri-list), its path for a chat box (text/plain)."""
         data = QMimeData()
-        path = self.path(rel)
+        path = self.path(key)
         if path:
             data.setUrls([QUrl.fromLocalFile(path)])
             data.setText(path)
@@ -92,21 +88,22 @@ class ItemActions(QObject):
 
     # --- the menu ------------------------------------------------------------------------------------
 
-    def menu(self, rel: str, title: str, parent: QWidget) -> QMenu:
+    def menu(self, key: str, title: str, parent: QWidget) -> QMenu:
         menu = QMenu(parent)
         menu.setObjectName("ItemMenu")
-        pinned = self._pins(rel).is_pinned(rel)
+        folder, rel = self.locate(key)
+        pinned = self._pins(folder).is_pinned(rel)
         entries = [
-            ("Open", self.tr("Open"), lambda: self.previewRequested.emit(rel)),
-            ("OpenWithSystem", self.tr("Open with system app"), lambda: self.open_external(rel)),
-            ("ShowInFolder", self.tr("Show in folder"), lambda: self.show_in_folder(rel)),
+            ("Open", self.tr("Open"), lambda: self.previewRequested.emit(key)),
+            ("OpenWithSystem", self.tr("Open with system app"), lambda: self.open_external(key)),
+            ("ShowInFolder", self.tr("Show in folder"), lambda: self.show_in_folder(key)),
             None,
-            ("CopyPath", self.tr("Copy path"), lambda: self.copy(self.path(rel))),
+            ("CopyPath", self.tr("Copy path"), lambda: self.copy(self.path(key))),
             ("CopyRelativePath", self.tr("Copy relative path"), lambda: self.copy(rel)),
             ("CopyMarkdownLink", self.tr("Copy as Markdown link"), lambda: self.copy(markdown_link(title, rel))),
             None,
-            ("Pin", self.tr("Unpin") if pinned else self.tr("Pin to the top"), lambda: self.set_pinned(rel, not pinned)),
-            ("Hide", self.tr("Hide from the list"), lambda: self.set_hidden(rel, True)),
+            ("Pin", self.tr("Unpin") if pinned else self.tr("Pin to the top"), lambda: self.set_pinned(key, not pinned)),
+            ("Hide", self.tr("Hide from the list"), lambda: self.set_hidden(key, True)),
         ]
         for entry in entries:
             if entry is None:
@@ -119,27 +116,29 @@ class ItemActions(QObject):
             menu.addAction(action)
         return menu
 
-    def open_external(self, rel: str) -> None:
-        path = self.path(rel)
+    def open_external(self, key: str) -> None:
+        path = self.path(key)
         if not open_with_system_app(path):
-            self.notice.emit(no_app_text(path or rel))
+            self.notice.emit(no_app_text(path or key))
 
-    def show_in_folder(self, rel: str) -> None:
-        path = self.path(rel)
+    def show_in_folder(self, key: str) -> None:
+        path = self.path(key)
         if not show_in_file_manager(path):
-            self.notice.emit(no_app_text(os.path.dirname(path) or rel))
+            self.notice.emit(no_app_text(os.path.dirname(path) or key))
 
     @staticmethod
     def copy(text: str) -> None:
         if text:
             QGuiApplication.clipboard().setText(text)
 
-    def set_pinned(self, rel: str, on: bool) -> None:
-        self._pins(rel).set_pinned(rel, on)
+    def set_pinned(self, key: str, on: bool) -> None:
+        folder, rel = self.locate(key)
+        self._pins(folder).set_pinned(rel, on)
         self.pinsChanged.emit()
 
-    def set_hidden(self, rel: str, on: bool) -> None:
-        self._pins(rel).set_hidden(rel, on)
+    def set_hidden(self, key: str, on: bool) -> None:
+        folder, rel = self.locate(key)
+        self._pins(folder).set_hidden(rel, on)
         self.pinsChanged.emit()
 
     def unhide_all(self) -> None:

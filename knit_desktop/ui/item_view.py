@@ -8,13 +8,13 @@ from PySide6.QtGui import QContextMenuEvent, QDrag, QKeyEvent, QMouseEvent, QPai
 from PySide6.QtWidgets import QAbstractItemView, QApplication, QListView
 
 from .colours import empty_text
-from .document_model import RelRole, RowRole
+from .document_model import KeyRole, RowRole
 from .item_actions import ItemActions
 from .media_model import MediaRole
 
 
 class ItemView(QListView):
-    activatedRel = Signal(str)  # the current item changed (preview it)
+    activatedKey = Signal(str)  # the current item changed (preview it)
     toggleRequested = Signal()  # Enter: open or close the preview
     openWindowRequested = Signal(str)  # double-click: a larger preview window
 
@@ -30,13 +30,13 @@ class ItemView(QListView):
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.empty_text = ""
         self.focusing = False  # True while Qt's own focus handling moves the cursor (currentChanged ignores it)
-        self.doubleClicked.connect(lambda index: self.openWindowRequested.emit(index.data(RelRole) or ""))
+        self.doubleClicked.connect(lambda index: self.openWindowRequested.emit(index.data(KeyRole) or ""))
         self.item_actions: ItemActions | None = None  # the window's: the right-click menu, what a drag carries
         self._press: tuple[QPoint, str] | None = None  # where a left press started, on which item
 
     def item_title(self, index: QModelIndex) -> str:
         """The item's title for a Markdown link: the document's title, else the file name."""
-        rel = index.data(RelRole) or ""
+        rel = index.data(KeyRole) or ""
         row = index.data(RowRole)  # a document Row
         item = getattr(row, "item", None) or index.data(MediaRole)  # or a media ViewRow
         return getattr(item, "title", "") or rel.rsplit("/", 1)[-1]
@@ -45,7 +45,7 @@ class ItemView(QListView):
 
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:
         index = self.indexAt(event.pos())
-        rel = index.data(RelRole) if index.isValid() else ""
+        rel = index.data(KeyRole) if index.isValid() else ""
         if not rel or self.item_actions is None:
             super().contextMenuEvent(event)
             return
@@ -56,7 +56,7 @@ class ItemView(QListView):
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
         index = self.indexAt(event.position().toPoint())
-        rel = index.data(RelRole) if index.isValid() else ""
+        rel = index.data(KeyRole) if index.isValid() else ""
         self._press = (event.position().toPoint(), rel) if event.button() == Qt.MouseButton.LeftButton and rel else None
         super().mousePressEvent(event)
 
@@ -89,11 +89,11 @@ class ItemView(QListView):
     def selectable_rows(self) -> list[int]:
         return list(range(self._model.rowCount()))
 
-    def current_rel(self) -> str:
+    def current_key(self) -> str:
         index = self.currentIndex()
-        return index.data(RelRole) if index.isValid() else ""
+        return index.data(KeyRole) if index.isValid() else ""
 
-    def select_rel(self, rel: str) -> bool:
+    def select_key(self, rel: str) -> bool:
         row = self._model.row_of(rel)
         if row < 0:
             return False
@@ -120,10 +120,10 @@ class ItemView(QListView):
     def currentChanged(self, current: QModelIndex | QPersistentModelIndex,
                        previous: QModelIndex | QPersistentModelIndex) -> None:
         super().currentChanged(current, previous)
-        rel = current.data(RelRole) if current.isValid() else ""
+        rel = current.data(KeyRole) if current.isValid() else ""
         if rel and not self.focusing:
             self.scrollTo(current)
-            self.activatedRel.emit(rel)
+            self.activatedKey.emit(rel)
 
     # --- keys ----------------------------------------------------------------------------------------
 

@@ -92,7 +92,7 @@ class MainWindow(QMainWindow):
         self.item_actions = ItemActions(self)  # right-click menu, drag out, pins: one for every list and grid
         for view in (self.list, self.grid, self.all_view.docs, self.all_view.grid):
             view.item_actions = self.item_actions
-        self.item_actions.folder_of = self._folder_of
+        self.item_actions.locate = self.locate
         self.item_actions.previewRequested.connect(self.show_document)
         self.item_actions.pinsChanged.connect(self.ranking.rerank)
         self.item_actions.notice.connect(self.show_notice)
@@ -116,7 +116,7 @@ class MainWindow(QMainWindow):
         QShortcut(QKeySequence.StandardKey.Find, self, header.filter_box.setFocus)
 
         for view in (self.list, self.grid, self.all_view):
-            view.activatedRel.connect(self.previews.show_listed)
+            view.activatedKey.connect(self.previews.show_listed)
             view.toggleRequested.connect(self._toggle_preview)
             view.openWindowRequested.connect(self.open_preview_window)
         for view in (self.grid, self.all_view):
@@ -127,7 +127,7 @@ class MainWindow(QMainWindow):
             images.thumbnailReady.connect(self.all_view.media_model.set_thumbnail)
         self.previews.closed.connect(lambda: self.active_view().setFocus())
         self.previews.fullscreenChanged.connect(self._on_fullscreen)
-        self.preview.documentRequested.connect(self.show_document)
+        self.preview.documentRequested.connect(lambda path: self.show_document(self.previews.listing_key_of(path)))
 
         status = self.status_line
         ranking.rankingChanged.connect(self.set_result)
@@ -222,10 +222,11 @@ class MainWindow(QMainWindow):
         self.ranking.set_scope(self.settings.scope)
         self.ranking.set_library(folders)
 
-    def _folder_of(self, rel: str) -> str:
-        """The library folder of a listed document ('' for the workspace's own)."""
-        row = self.result.find(rel) if self.result is not None else None
-        return row.root if row is not None else ""
+    def locate(self, key: str) -> tuple[str, str]:
+        """(folder, relative path) of a listed document: a library folder's own, else the workspace's (a key the
+        list does not show is a workspace path)."""
+        row = self.result.find(key) if self.result is not None else None
+        return (row.root or self.root, row.rel) if row is not None else (self.root, key)
 
     # --- ranking results -----------------------------------------------------------------------------
 
@@ -233,7 +234,7 @@ class MainWindow(QMainWindow):
         return self.views.currentWidget()
 
     def set_result(self, result: ViewResult) -> None:
-        keep = self.active_view().current_rel()
+        keep = self.active_view().current_key()
         previous_topic = self.result.docs.topic if self.result is not None else None
         self.result = result
         now = self.clock()
@@ -247,7 +248,7 @@ class MainWindow(QMainWindow):
             self.model.set_ranked(result.docs, now)
             self.views.setCurrentWidget(self.list)
         view = self.active_view()
-        if keep and not view.select_rel(keep) and self.previews.is_visible():
+        if keep and not view.select_key(keep) and self.previews.is_visible():
             view.clearSelection()
         if previous_topic is not None and result.docs.topic != previous_topic:
             view.scrollToTop()  # a new topic: its new top results in view; the selection stays where it is
@@ -284,8 +285,8 @@ class MainWindow(QMainWindow):
         if self.images is None or not self.root:
             return
         by_folder: dict[str, list] = {}
-        for item in items:  # a library folder's images are read from that folder
-            by_folder.setdefault(self._folder_of(item[0]) or self.root, []).append(item)
+        for rel, kind, mtime_ms, folder in items:  # a library folder's images are read from that folder
+            by_folder.setdefault(folder or self.root, []).append((rel, kind, mtime_ms))
         for folder, wanted in sorted(by_folder.items(), key=lambda fw: fw[0] != self.root):
             self.images.request(folder, wanted)
 
@@ -326,11 +327,11 @@ class MainWindow(QMainWindow):
 
     def _on_filter(self, text: str) -> None:
         view = self.active_view()
-        keep = view.current_rel()
+        keep = view.current_key()
         self.model.set_filter(text)
         self.grid_model.set_filter(text)
         self.all_view.set_filter(text)
-        if keep and not view.select_rel(keep):
+        if keep and not view.select_key(keep):
             view.select_first()  # the cursor was filtered out: move to the first item
         self._update_texts()
 
@@ -362,18 +363,18 @@ class MainWindow(QMainWindow):
 
     # --- preview -------------------------------------------------------------------------------------
 
-    def show_document(self, rel: str) -> None:
-        """Preview any workspace document (a followed link, a citation, the tray): select it when listed."""
+    def show_document(self, key: str) -> None:
+        """Preview any document (a followed link, a citation, the tray: a listing key): select it when listed."""
         view = self.active_view()
-        if not view.select_rel(rel):
+        if not view.select_key(key):
             view.clearSelection()
-            self.previews.show_unlisted(rel)
+            self.previews.show_listed(key)
 
     def _toggle_preview(self) -> None:
         if self.previews.is_visible():
             self.close_preview()
-        elif self.active_view().current_rel():
-            self.previews.show_listed(self.active_view().current_rel())
+        elif self.active_view().current_key():
+            self.previews.show_listed(self.active_view().current_key())
 
     def close_preview(self) -> None:
         self.previews.close()
@@ -381,8 +382,8 @@ class MainWindow(QMainWindow):
     def preview_ratio(self) -> float:
         return self.previews.ratio()
 
-    def open_preview_window(self, rel: str) -> None:
-        self.previews.open_window(rel)
+    def open_preview_window(self, key: str) -> None:
+        self.previews.open_window(key)
 
     def _on_fullscreen(self, on: bool) -> None:
         self.header.setVisible(not on)

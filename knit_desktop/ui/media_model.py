@@ -8,7 +8,7 @@ from PySide6.QtCore import QAbstractListModel, QCoreApplication, QModelIndex, QP
 
 from ..core.media.layout import duration_text
 from ..core.view import ViewRow
-from .document_model import RelRole, matches_filter
+from .document_model import KeyRole, matches_filter
 from .media_preview import video_unavailable_text
 from .wording import is_new, problem_text, relative_time_text
 
@@ -68,17 +68,18 @@ class MediaGridModel(QAbstractListModel):
         item = self.items[row]
         return self._thumbs.get((item.rel, item.mtime_ms))
 
-    def missing(self, rows: range) -> list[tuple[str, str, int]]:
-        """(rel, kind, mtime_ms) of the rows in `rows` that have no thumbnail for their current version yet."""
+    def missing(self, rows: range) -> list[tuple[str, str, int, str]]:
+        """(rel, kind, mtime_ms, library folder or '') of the rows in `rows` with no thumbnail for their current
+        version yet."""
         out = []
         for row in rows:
             if 0 <= row < len(self.items) and self.thumbnail(row) is None:
                 item = self.items[row]
-                out.append((item.rel, item.kind, item.mtime_ms))
+                out.append((item.rel, item.kind, item.mtime_ms, item.root))
         return out
 
-    def row_of(self, rel: str) -> int:
-        return next((i for i, r in enumerate(self.items) if r.rel == rel), -1)
+    def row_of(self, key: str) -> int:
+        return next((i for i, r in enumerate(self.items) if r.key == key), -1)
 
     def count_text(self) -> str:
         total = self.total
@@ -100,8 +101,8 @@ class MediaGridModel(QAbstractListModel):
         if not index.isValid() or index.row() >= len(self.items):
             return None
         item = self.items[index.row()]
-        if role == RelRole:
-            return item.rel
+        if role == KeyRole:
+            return item.key
         if role == MediaRole:
             return item
         if role == ThumbRole:

@@ -274,7 +274,7 @@ def placeholder_image(text: str) -> QImage:
 class PreviewPane(QFrame):
     closed = Signal()
     fullscreenToggled = Signal(bool)
-    documentRequested = Signal(str)  # a link to another workspace document was followed
+    documentRequested = Signal(str)  # a link was followed (or Back / Forward): the document's absolute path
     notice = Signal(str)  # something the user should read in the status line
 
     def __init__(self, ranking, parent: QWidget | None = None, images=None) -> None:
@@ -400,7 +400,7 @@ class PreviewPane(QFrame):
 
     def show_document(self, root: str, rel: str, kind: str, passages: tuple[Passage, ...] = ()) -> None:
         """Show a document, scrolled to its best matched passage (a PDF at that passage's page)."""
-        if rel != self._expected:  # opened from the list, the tray, …: a new trail
+        if os.path.join(root, rel) != self._expected:  # opened from the list, the tray, …: a new trail
             self._back.clear()
             self._forward.clear()
         self._expected = ""
@@ -610,26 +610,32 @@ class PreviewPane(QFrame):
 
     # --- back and forward through followed links -----------------------------------------------------
 
+    # The trail holds absolute paths: the workspace's documents and a library folder's can follow each other.
+
+    def _here(self) -> str:
+        return os.path.join(self.root, self.rel) if self.rel else ""
+
     def follow(self, rel: str) -> None:
-        """Go to a linked document; Back (Alt+←) returns here."""
-        if self.rel and rel != self.rel:
-            self._back.append(self.rel)
+        """Go to a linked document of the folder shown (a path relative to it); Back (Alt+←) returns here."""
+        target = os.path.join(self.root, rel)
+        if self.rel and target != self._here():
+            self._back.append(self._here())
             self._forward.clear()
-        self._go(rel)
+        self._go(target)
 
     def go_back(self) -> None:
         if self._back:
-            self._forward.append(self.rel)
+            self._forward.append(self._here())
             self._go(self._back.pop())
 
     def go_forward(self) -> None:
         if self._forward:
-            self._back.append(self.rel)
+            self._back.append(self._here())
             self._go(self._forward.pop())
 
-    def _go(self, rel: str) -> None:
-        self._expected = rel
-        self.documentRequested.emit(rel)
+    def _go(self, path: str) -> None:
+        self._expected = path
+        self.documentRequested.emit(path)
         self._update_history_buttons()
 
     def _update_history_buttons(self) -> None:

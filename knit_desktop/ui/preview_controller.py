@@ -3,6 +3,7 @@ split and its remembered ratio, full screen, and the separate preview windows op
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Qt, Signal
@@ -44,23 +45,33 @@ class PreviewController(QObject):
 
     # --- what is shown -------------------------------------------------------------------------------
 
-    def row_passages(self, rel: str) -> tuple[str, tuple[Passage, ...], str]:
-        """A listed document's kind, matched passages and folder (a library folder's, else the workspace's),
-        from the result shown."""
+    def located(self, key: str) -> tuple[str, str, str, tuple[Passage, ...]]:
+        """(folder, relative path, kind, matched passages) of the document under a listing key, from the result
+        shown; a key the list does not show is a workspace path, or an absolute path in a library folder."""
         result = self._result()
-        row = result.find(rel) if result is not None else None
-        if row is None:
-            return kind_for_name(rel.rsplit("/", 1)[-1]) or "", (), self._root()
-        return row.kind, row.passages, row.root or self._root()
+        row = result.find(key) if result is not None else None
+        if row is not None:
+            return row.root or self._root(), row.rel, row.kind, row.passages
+        root, rel = self._root(), key
+        if os.path.isabs(key):
+            root, rel = next(((folder, os.path.relpath(key, folder).replace(os.sep, "/"))
+                              for folder in (self._root(), *self.settings.library_folders)
+                              if folder and key.startswith(os.path.join(folder, ""))), ("", key))
+        return root, rel, kind_for_name(rel.rsplit("/", 1)[-1]) or "txt", ()
 
-    def show_listed(self, rel: str) -> None:
-        """Preview a document of the list (scrolled to its matched passage)."""
-        kind, passages, root = self.row_passages(rel)
-        self.show(rel, kind, passages, root)
+    def listing_key_of(self, path: str) -> str:
+        """The listing key of a document named by its absolute path (a followed link): a workspace document's is
+        its relative path, a library folder's the path itself."""
+        root = self._root()
+        if os.path.isabs(path) and root and path.startswith(os.path.join(root, "")):
+            return os.path.relpath(path, root).replace(os.sep, "/")
+        return path
 
-    def show_unlisted(self, rel: str) -> None:
-        """Preview a workspace document the list does not show (a followed link, a citation)."""
-        self.show(rel, kind_for_name(rel.rsplit("/", 1)[-1]) or "txt", ())
+    def show_listed(self, key: str) -> None:
+        """Preview a document of the list (scrolled to its matched passage) or one the tray or a link names."""
+        root, rel, kind, passages = self.located(key)
+        if root:
+            self.show(rel, kind, passages, root)
 
     def show(self, rel: str, kind: str, passages: tuple[Passage, ...], root: str = "") -> None:
         first = not self.pane.isVisible()
@@ -98,9 +109,10 @@ class PreviewController(QObject):
 
     # --- separate windows ----------------------------------------------------------------------------
 
-    def open_window(self, rel: str) -> None:
-        if not rel:
+    def open_window(self, key: str) -> None:
+        if not key:
             return
+        root, rel, kind, passages = self.located(key)
         window = QWidget(None, Qt.WindowType.Window)
         window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         window.setWindowTitle(rel)
@@ -108,12 +120,11 @@ class PreviewController(QObject):
         pane.close_button.hide()
         pane.closed.connect(window.close)
         pane.fullscreenToggled.connect(lambda on: window.showFullScreen() if on else window.showNormal())
-        pane.documentRequested.connect(lambda other: pane.show_document(self._root(), other, ""))
+        pane.documentRequested.connect(lambda path: pane.show_document(*self.located(path)[:3]))
         layout = QVBoxLayout(window)
         layout.setContentsMargins(0, 0, 0, 0)  # the pane is the window
         layout.setSpacing(0)
         layout.addWidget(pane)
-        kind, passages, root = self.row_passages(rel)
         pane.show_document(root, rel, kind, passages)
         window.resize(fitted_size(window.screen(), 900, 1000))  # its bottom on screen, frame included
         window.show()

@@ -50,7 +50,7 @@ class TrayPeek(QObject):
             where = f"  ·  {row.source}" if row.source else ""  # a library document names its folder
             action = QAction(f"{row.title}{where}  ·  {relative_time_text(row.mtime_ms, now)}", self.menu)
             action.setToolTip(f"{row.source}: {row.rel}" if row.source else row.rel)
-            action.triggered.connect(lambda _=False, rel=row.rel: self.documentChosen.emit(rel))
+            action.triggered.connect(lambda _=False, key=row.key: self.documentChosen.emit(key))
             self.menu.addAction(action)
         self.menu.addSeparator()
         self.menu.addAction(QCoreApplication.translate("Tray", "Show / Hide"), self.toggleWindow.emit)

@@ -191,7 +191,7 @@ def test_a_user_session_under_real_x(qtbot, knit, tmp_path):
     window.list.scrollTo(window.model.index(far))
     qtbot.wait(100)
     click(window.list.viewport(), window.list.visualRect(window.model.index(far)).center())
-    qtbot.waitUntil(lambda: window.list.current_rel() == window.model.rows[far].rel, timeout=5000)
+    qtbot.waitUntil(lambda: window.list.current_key() == window.model.rows[far].rel, timeout=5000)
     click(window.topic_box)
     initial = window.result.docs.topic
     xdo("type", "--delay", "30", "conflict banner resolution")
