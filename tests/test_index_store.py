@@ -2,6 +2,7 @@
 
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -10,7 +11,7 @@ import time
 import pytest
 
 from knit_desktop.core.index import documents
-from knit_desktop.core.index.store import IndexStore
+from knit_desktop.core.index.store import SCHEMA_VERSION, IndexStore
 from knit_desktop.core.paths import index_db_path
 from knit_desktop.core.workspace import RankInput, Workspace, has_persistent_index
 
@@ -330,6 +331,43 @@ def test_processes_creating_one_new_index_at_the_same_moment_all_succeed(make_wo
         results = [p.communicate(timeout=120) for p in procs]
         assert [p.returncode for p in procs] == [0] * 6, [err[-800:] for _, err in results]
         assert {out.strip() for out, _ in results} == {"4"}
+
+
+def test_processes_opening_an_index_of_an_older_schema_at_the_same_moment_all_succeed(make_workspace, files,
+                                                                                      tmp_path):
+    """After an upgrade, the window, MCP servers and a command meet the old schema together: one replaces the tables
+    in place, the others find them current; nobody deletes the file another has open."""
+    root = make_workspace(files).resolve()
+    go = tmp_path / "go"
+    code = textwrap.dedent(f"""
+        import os, time
+        while not os.path.exists({str(go)!r}):
+            time.sleep(0.001)
+        from knit_desktop.core.workspace import Workspace
+        ws = Workspace.open_persistent({str(root)!r})
+        ws.save()
+        ws.close()
+        print(len(ws.index.by_rel), flush=True)
+    """)
+    db = index_db_path(str(root))
+    for _round in range(3):  # a race: three tries at it
+        Workspace.open_persistent(str(root)).close()
+        old = sqlite3.connect(db)
+        old.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+        old.commit()
+        old.close()
+        go.unlink(missing_ok=True)
+        procs = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  text=True) for _ in range(6)]
+        time.sleep(1.0)  # all of them importing and waiting
+        go.write_text("")
+        results = [p.communicate(timeout=120) for p in procs]
+        assert [p.returncode for p in procs] == [0] * 6, [err[-800:] for _, err in results]
+        assert {out.strip() for out, _ in results} == {"4"}
+    store = sqlite3.connect(db)
+    assert store.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] == str(SCHEMA_VERSION)
+    assert store.execute("PRAGMA auto_vacuum").fetchone()[0] == 2  # incremental, taken up by the replacement
+    store.close()
 
 
 def test_a_text_body_is_read_back_under_a_name_that_is_not_utf8(tmp_path, now_ms):

@@ -188,13 +188,12 @@ class IndexStore:
                 raise
         except sqlite3.DatabaseError:  # not a database at all (a damaged or foreign file): start over
             ok = None
-        if not ok:
+        if ok is False:  # an older schema or another root's: nothing worth keeping, but the file may be open
+            self._replace_schema()
+        elif not ok:
             with contextlib.suppress(AttributeError, sqlite3.Error):
                 self.db.close()
-            if ok is None:  # unreadable: keep it for a bug report
-                self._set_aside("it is not a readable database")
-            else:
-                self._delete_files()  # an older schema or another root: nothing worth keeping
+            self._set_aside("it is not a readable database")  # unreadable: keep it for a bug report
             self.db = self._connect()
             self._create()
 
@@ -262,9 +261,23 @@ class IndexStore:
             return False
         return version == SCHEMA_VERSION and root is not None and root[0] == self.root
 
-    def _delete_files(self) -> None:
-        for suffix in ("", "-wal", "-shm"):
-            Path(str(self.path) + suffix).unlink(missing_ok=True)
+    def _replace_schema(self) -> None:
+        """Drop an older schema's tables and create ours in one transaction, in the same file. Processes starting
+        together after an upgrade (the window, MCP servers, a command) all find the old schema; deleting the file
+        instead made another one's next write fail on the file it had open. Under the write lock the schema is
+        looked at again: the first process replaces it, the others find it current."""
+        with self.transaction():
+            if self._schema_ok() is True:
+                return
+            tables = [row[0] for row in self.db.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")]
+            for table in tables:
+                self.db.execute(f'DROP TABLE IF EXISTS "{table}"')
+            self._create_tables()
+        # The dropped pages go back to the file system; a file made before incremental vacuum takes it up here.
+        # Busy (another process reading): the pages are reused by the rebuild instead.
+        with contextlib.suppress(sqlite3.OperationalError):
+            self.db.execute("VACUUM")
 
     def _set_aside(self, why: str) -> None:
         """Move a broken database out of the way, keeping the latest one for a bug report."""
@@ -297,13 +310,16 @@ class IndexStore:
     def _create(self) -> None:
         """The tables and their first rows in one transaction: another process never sees tables without them."""
         with self.transaction():
-            for statement in _SCHEMA.split(";"):
-                if statement.strip():
-                    self.db.execute(statement)
-            self.db.executemany(
-                "INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)",
-                [("schema_version", str(SCHEMA_VERSION)), ("root", self.root), ("generation", "0")],
-            )
+            self._create_tables()
+
+    def _create_tables(self) -> None:
+        for statement in _SCHEMA.split(";"):
+            if statement.strip():
+                self.db.execute(statement)
+        self.db.executemany(
+            "INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)",
+            [("schema_version", str(SCHEMA_VERSION)), ("root", self.root), ("generation", "0")],
+        )
 
     def close(self) -> None:
         self.db.close()
