@@ -525,3 +525,20 @@ def test_the_sort_buttons_show_the_order_the_list_is_really_in(qtbot, open_app):
     qtbot.keyClicks(window.topic_box, "attachment cache")
     qtbot.waitUntil(lambda: window.result is not None and window.result.mode == "relevance", timeout=10_000)
     assert window.relevance_button.isChecked() and "Nothing to rank by" not in window.relevance_button.toolTip()
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_why_a_file_cannot_be_shown_is_said_in_the_users_language(qtbot, open_app, demo_ws, settings, language):
+    """A skipped file's reason reaches the preview as a code the window words, never the indexer's English."""
+    settings.language = language
+    (demo_ws / "dump.txt").write_bytes(b"\x00\x01binary\x00" * 64)
+    (demo_ws / "blank.html").write_text("<html><head><title></title></head><body><script>x()</script></body></html>",
+                                        encoding="utf-8")
+    window = open_app().window
+    expected = {"en": {"dump.txt": "binary content in a text file", "blank.html": "no text in this HTML"},
+                "zh_CN": {"dump.txt": "文本文件中含有二进制内容", "blank.html": "这个 HTML 里没有文字"}}[language]
+    for rel, words in expected.items():
+        window.show_document(rel)
+        qtbot.waitUntil(lambda words=words: words in window.preview.message.text(), timeout=10_000)
+        if language == "zh_CN":
+            assert "binary" not in window.preview.message.text() and "no text" not in window.preview.message.text()

@@ -137,6 +137,16 @@ def problem_text(problem: str) -> str:
         "encrypted_pdf": QCoreApplication.translate("Problem", "encrypted PDF (a password is required)"),
         "unreadable": QCoreApplication.translate("Problem", "it cannot be read"),
         "failed": QCoreApplication.translate("Problem", "it failed"),
+        # why a file is not indexed (core/index/documents.py SKIP_*)
+        "binary_text": QCoreApplication.translate("Problem", "binary content in a text file"),
+        "file_too_large": QCoreApplication.translate("Problem", "too large to read (%1)"),
+        "refused_part": QCoreApplication.translate("Problem", "refused: a part inflates beyond the limits (%1)"),
+        "too_many_parts": QCoreApplication.translate("Problem", "refused: more than %1 parts"),
+        "xml_entities": QCoreApplication.translate("Problem", "refused: the %1 declares XML entities, which can expand without bound"),
+        "encrypted": QCoreApplication.translate("Problem", "encrypted %1 (a password is required)"),
+        "no_text": QCoreApplication.translate("Problem", "no text in this %1"),
+        "scanned": QCoreApplication.translate("Problem", "no text layer — a scanned %1?"),
+        "images_only": QCoreApplication.translate("Problem", "no text: a comic book archive holds only images"),
     }.get(code)
     if words is None:
         return problem

@@ -791,6 +791,42 @@
         <source>it failed</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>binary content in a text file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>too large to read (%1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>refused: a part inflates beyond the limits (%1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>refused: more than %1 parts</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>refused: the %1 declares XML entities, which can expand without bound</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>encrypted %1 (a password is required)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no text in this %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no text layer — a scanned %1?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no text: a comic book archive holds only images</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>RecallStrip</name>

@@ -786,6 +786,42 @@ Preferences / Projects / Environment</translation>
         <source>it failed</source>
         <translation>操作失败</translation>
     </message>
+    <message>
+        <source>binary content in a text file</source>
+        <translation>文本文件中含有二进制内容</translation>
+    </message>
+    <message>
+        <source>too large to read (%1)</source>
+        <translation>文件太大，未读取（%1）</translation>
+    </message>
+    <message>
+        <source>refused: a part inflates beyond the limits (%1)</source>
+        <translation>已拒绝：其中一个部件解压后超出限制（%1）</translation>
+    </message>
+    <message>
+        <source>refused: more than %1 parts</source>
+        <translation>已拒绝：部件多于 %1 个</translation>
+    </message>
+    <message>
+        <source>refused: the %1 declares XML entities, which can expand without bound</source>
+        <translation>已拒绝：这个 %1 声明了 XML 实体，展开后可能无限膨胀</translation>
+    </message>
+    <message>
+        <source>encrypted %1 (a password is required)</source>
+        <translation>已加密的 %1（需要密码）</translation>
+    </message>
+    <message>
+        <source>no text in this %1</source>
+        <translation>这个 %1 里没有文字</translation>
+    </message>
+    <message>
+        <source>no text layer — a scanned %1?</source>
+        <translation>没有文字层——是扫描的 %1 吗？</translation>
+    </message>
+    <message>
+        <source>no text: a comic book archive holds only images</source>
+        <translation>没有文字：漫画归档里只有图片</translation>
+    </message>
 </context>
 <context>
     <name>RecallStrip</name>

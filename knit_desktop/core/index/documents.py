@@ -103,8 +103,30 @@ class Document:
         return (self.title.lower(), self.summary.lower(), self.body.lower())
 
 
+SKIP_BINARY = "binary_text"  # binary content in a text file
+SKIP_TOO_LARGE = "file_too_large"  # detail: "<KIND> · <n> MB"
+SKIP_REFUSED_PART = "refused_part"  # a zip member too large or inflating like a zip bomb; detail: the member
+SKIP_TOO_MANY_PARTS = "too_many_parts"  # detail: the limit
+SKIP_XML_ENTITIES = "xml_entities"  # detail: the format's label
+SKIP_ENCRYPTED = "encrypted"  # detail: the format's label
+SKIP_NO_TEXT = "no_text"  # detail: the format's label
+SKIP_SCANNED = "scanned"  # no text layer; detail: the format's label
+SKIP_IMAGES_ONLY = "images_only"  # a comic book archive
+
+
 class SkipFile(Exception):
-    """The file is deliberately not indexed; the message is the reason shown to the user."""
+    """The file is deliberately not indexed. `str(exc)` is the reason in English (the command line, the agent, the
+    stored status); `problem` (a SKIP_* code and its detail, "code:detail") lets the window word it in the user's
+    language (ui/wording.problem_text)."""
+
+    def __init__(self, reason: str, code: str, detail: str = "") -> None:
+        super().__init__(reason)
+        self.code = code
+        self.detail = detail
+
+    @property
+    def problem(self) -> str:
+        return f"{self.code}:{self.detail}" if self.detail else self.code
 
 
 def kind_for_name(name: str) -> str | None:
@@ -276,10 +298,10 @@ def _decode(data: bytes, final: bool) -> tuple[str, str]:
         if data.startswith(bom):
             text = codecs.getincrementaldecoder(codec)("replace").decode(data[len(bom) :], final=final)
             if not _mostly_text(text):
-                raise SkipFile("binary content in a text file")
+                raise SkipFile("binary content in a text file", SKIP_BINARY)
             return text, name
     if b"\x00" in data[:BINARY_SNIFF_BYTES]:
-        raise SkipFile("binary content in a text file")
+        raise SkipFile("binary content in a text file", SKIP_BINARY)
     try:
         return codecs.getincrementaldecoder("utf-8")("strict").decode(data, final=final), ""
     except UnicodeDecodeError:
@@ -298,7 +320,7 @@ def _decode(data: bytes, final: bool) -> tuple[str, str]:
     latin = data.decode("latin-1")
     if _mostly_text(latin) and not looks_binary_latin(data):
         return latin, "Latin-1"
-    raise SkipFile("binary content in a text file")
+    raise SkipFile("binary content in a text file", SKIP_BINARY)
 
 
 def looks_binary_latin(data: bytes) -> bool:
@@ -355,7 +377,8 @@ def extract_document(
         cap = read_cap(kind)
         cut = len(data) > cap
         if cut and kind in ZIP_KINDS:
-            raise SkipFile(f"{kind.upper()} larger than {cap // (1024 * 1024)} MB (not read)")
+            raise SkipFile(f"{kind.upper()} larger than {cap // (1024 * 1024)} MB (not read)", SKIP_TOO_LARGE,
+                           f"{kind.upper()} · {cap // (1024 * 1024)} MB")
         if cut:
             data = data[:cap] if isinstance(data, bytes) else _cut_in_place(data, cap)
         doc = extract_formatted(data, rel, kind, mtime_ms, size, cut)

@@ -7,15 +7,27 @@ from collections.abc import Iterator
 import pymupdf
 
 from ..text.tokens import collapse_whitespace, truncate
-from .documents import BODY_CAP_BYTES, MAX_PDF_PAGES, PDF_READ_CAP, SUMMARY_CHARS, Document, SkipFile
+from .documents import (
+    BODY_CAP_BYTES,
+    MAX_PDF_PAGES,
+    PDF_READ_CAP,
+    SKIP_ENCRYPTED,
+    SKIP_IMAGES_ONLY,
+    SKIP_NO_TEXT,
+    SKIP_SCANNED,
+    SUMMARY_CHARS,
+    Document,
+    SkipFile,
+)
 
 __all__ = ["extract_pdf", "pymupdf"]  # preview_content takes PyMuPDF from here, quiet about damaged files
 
 pymupdf.TOOLS.mupdf_display_errors(False)  # corrupt files are reported through our status, not stderr
 
 
-_NO_TEXT = {"pdf": "no text layer — scanned PDF?", "cbz": "no text: a comic book archive holds only images",
-            "xps": "no text layer — scanned XPS?"}
+_NO_TEXT = {"pdf": ("no text layer — scanned PDF?", SKIP_SCANNED),
+            "cbz": ("no text: a comic book archive holds only images", SKIP_IMAGES_ONLY),
+            "xps": ("no text layer — scanned XPS?", SKIP_SCANNED)}
 
 
 def _meaningful_lines(text: str) -> Iterator[str]:
@@ -42,7 +54,7 @@ def extract_paged(data: bytes | bytearray, rel: str, mtime_ms: int, size: int, c
         raise ValueError(f"not a readable {label} ({exc})") from None
     with pdf:
         if pdf.needs_pass:
-            raise SkipFile(f"encrypted {label} (a password is required)")
+            raise SkipFile(f"encrypted {label} (a password is required)", SKIP_ENCRYPTED, label)
         parts: list[str] = []
         page_starts: list[int] = []
         used = 0
@@ -73,7 +85,8 @@ def extract_paged(data: bytes | bytearray, rel: str, mtime_ms: int, size: int, c
         notes.append(f"read the first {PDF_READ_CAP // (1024 * 1024)} MB of a larger {label}")
     body = "".join(parts)
     if not body.strip():
-        raise SkipFile(_NO_TEXT.get(kind, f"no text in this {label}"))
+        reason, code = _NO_TEXT.get(kind, (f"no text in this {label}", SKIP_NO_TEXT))
+        raise SkipFile(reason, code, label)
     lines = list(_meaningful_lines(body[:16384]))
     name = rel.rsplit("/", 1)[-1]
     title = metadata_title or (lines[0] if lines else "") or name.rsplit(".", 1)[0]

@@ -78,8 +78,10 @@ def load_preview(root: str, rel: str, kind: str, graph: LinkGraph | None) -> Pre
             data.text, data.truncated = doc.body[:PREVIEW_BYTES], len(doc.body) > PREVIEW_BYTES
             data.kind = "md" if kind in ("html", "docx", "fb2") else "txt"
             data.page_line_starts = [doc.body.count("\n", 0, start) for start in doc.page_starts]
-    except (SkipFile, OutsideWorkspace) as exc:
-        data.problem = f"{PREVIEW_UNREADABLE}:{exc}"
+    except SkipFile as exc:
+        data.problem = exc.problem  # worded in the user's language by the window
+    except OutsideWorkspace:
+        data.problem = PREVIEW_OUTSIDE
     except Exception as exc:  # noqa: BLE001 - PyMuPDF raises its own types for damage; shown in the pane
         data.problem = f"{PREVIEW_UNREADABLE}:{getattr(exc, 'strerror', None) or str(exc) or exc.__class__.__name__}"
     return data

@@ -16,7 +16,19 @@ import zlib
 from collections.abc import Iterator
 
 from ...text.tokens import collapse_whitespace, truncate
-from ..documents import BODY_CAP_BYTES, SUMMARY_CHARS, TRUNCATED_NOTE, Document, SkipFile, content_hash
+from ..documents import (
+    BODY_CAP_BYTES,
+    SKIP_NO_TEXT,
+    SKIP_REFUSED_PART,
+    SKIP_TOO_LARGE,
+    SKIP_TOO_MANY_PARTS,
+    SKIP_XML_ENTITIES,
+    SUMMARY_CHARS,
+    TRUNCATED_NOTE,
+    Document,
+    SkipFile,
+    content_hash,
+)
 
 DOCX_XML_CAP = 32 * 1024 * 1024  # the inflated document part
 SIDE_PART_CAP = 2 * 1024 * 1024  # styles and core properties
@@ -36,15 +48,17 @@ def _read_part(archive: zipfile.ZipFile, name: str, cap: int) -> bytes | None:
         return None
     if info.file_size > cap:
         raise SkipFile(f"DOCX part {name} is {info.file_size // (1024 * 1024)} MB inflated (the limit is "
-                       f"{cap // (1024 * 1024)} MB)")
+                       f"{cap // (1024 * 1024)} MB)", SKIP_REFUSED_PART, name)
     if info.compress_size and info.file_size / info.compress_size > MAX_RATIO and info.file_size > 1024 * 1024:
-        raise SkipFile(f"DOCX part {name} inflates {info.file_size // info.compress_size} times (a zip bomb?)")
+        raise SkipFile(f"DOCX part {name} inflates {info.file_size // info.compress_size} times (a zip bomb?)",
+                       SKIP_REFUSED_PART, name)
     with archive.open(info) as handle:
         data = handle.read(cap + 1)  # the header's size is not trusted
     if len(data) > cap:
-        raise SkipFile(f"DOCX part {name} inflates beyond {cap // (1024 * 1024)} MB")
+        raise SkipFile(f"DOCX part {name} inflates beyond {cap // (1024 * 1024)} MB", SKIP_REFUSED_PART, name)
     if b"<!ENTITY" in data or b"<!DOCTYPE" in data[:4096]:
-        raise SkipFile(f"DOCX part {name} declares XML entities (refused: they can expand without bound)")
+        raise SkipFile(f"DOCX part {name} declares XML entities (refused: they can expand without bound)",
+                       SKIP_XML_ENTITIES, "DOCX")
     return data
 
 
@@ -122,14 +136,16 @@ def _blocks(parent: ET.Element, styles: dict[str, int]) -> Iterator[tuple[int, s
 def extract_docx(data: bytes | bytearray, rel: str, mtime_ms: int, size: int, cut: bool = False) -> Document:
     digest = content_hash(data)
     if cut:
-        raise SkipFile("DOCX larger than 64 MB (its zip directory is at the end, beyond what is read)")
+        raise SkipFile("DOCX larger than 64 MB (its zip directory is at the end, beyond what is read)",
+                       SKIP_TOO_LARGE, "DOCX · 64 MB")
     try:
         archive = zipfile.ZipFile(io.BytesIO(bytes(data)))
     except (zipfile.BadZipFile, OSError, ValueError) as exc:
         raise ValueError(f"not a readable DOCX ({exc})") from None
     with archive:
         if len(archive.infolist()) > MAX_MEMBERS:
-            raise SkipFile(f"DOCX with more than {MAX_MEMBERS} parts (refused)")
+            raise SkipFile(f"DOCX with more than {MAX_MEMBERS} parts (refused)", SKIP_TOO_MANY_PARTS,
+                           str(MAX_MEMBERS))
         try:
             xml = _read_part(archive, "word/document.xml", DOCX_XML_CAP)
             if xml is None:
@@ -163,7 +179,7 @@ def extract_docx(data: bytes | bytearray, rel: str, mtime_ms: int, size: int, cu
             lines.append("")
     body = "\n".join(lines).strip("\n")
     if not body:
-        raise SkipFile("no text in this DOCX")
+        raise SkipFile("no text in this DOCX", SKIP_NO_TEXT, "DOCX")
     title = ""
     if core is not None:
         found = _parse(core, "docProps/core.xml").find(_DC_TITLE)

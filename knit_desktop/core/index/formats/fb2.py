@@ -8,7 +8,16 @@ import re
 import xml.etree.ElementTree as ET
 
 from ...text.tokens import collapse_whitespace, truncate
-from ..documents import BODY_CAP_BYTES, SUMMARY_CHARS, TRUNCATED_NOTE, Document, SkipFile, content_hash
+from ..documents import (
+    BODY_CAP_BYTES,
+    SKIP_NO_TEXT,
+    SKIP_XML_ENTITIES,
+    SUMMARY_CHARS,
+    TRUNCATED_NOTE,
+    Document,
+    SkipFile,
+    content_hash,
+)
 
 _BLOCK_TEXT = frozenset({"p", "v", "subtitle", "text-author", "th", "td"})
 
@@ -73,7 +82,7 @@ def _walk(el: ET.Element, depth: int, out: _Writer) -> None:
 def extract_fb2(data: bytes | bytearray, rel: str, mtime_ms: int, size: int, cut: bool = False) -> Document:
     digest = content_hash(data)
     if b"<!ENTITY" in data:
-        raise SkipFile("FB2 declares XML entities (refused: they can expand without bound)")
+        raise SkipFile("FB2 declares XML entities (refused: they can expand without bound)", SKIP_XML_ENTITIES, "FB2")
     try:
         root = ET.fromstring(bytes(data))
     except ET.ParseError as exc:
@@ -90,7 +99,7 @@ def extract_fb2(data: bytes | bytearray, rel: str, mtime_ms: int, size: int, cut
         _walk(body, 0, out)
     text = "\n".join(out.lines).strip("\n")
     if not text:
-        raise SkipFile("no text in this FB2 book")
+        raise SkipFile("no text in this FB2 book", SKIP_NO_TEXT, "FB2")
     name = rel.rsplit("/", 1)[-1]
     summary = next((line for line in out.lines if line and not line.startswith("#")), "")
     return Document(rel=rel, kind="fb2", title=truncate(title or re.sub(r"\.fb2$", "", name, flags=re.IGNORECASE), 120),

@@ -12,6 +12,7 @@ from ...text.tokens import collapse_whitespace, truncate
 from ..documents import (
     BODY_CAP_BYTES,
     HTML_READ_CAP,
+    SKIP_NO_TEXT,
     SUMMARY_CHARS,
     TRUNCATED_NOTE,
     Document,
@@ -199,7 +200,7 @@ def extract_html(data: bytes | bytearray, rel: str, mtime_ms: int, size: int, cu
     name = rel.rsplit("/", 1)[-1]
     title = collapse_whitespace("".join(collector.title_parts))
     if not body.strip() and not title:
-        raise SkipFile("no text in this HTML page")
+        raise SkipFile("no text in this HTML page", SKIP_NO_TEXT, "HTML")
     first_h1 = next((line[2:] for line in collector.lines if line.startswith("# ")), "")
     title = truncate(title or first_h1 or re.sub(r"\.x?html?$", "", name, flags=re.IGNORECASE), 120)
     summary = next((line for line in collector.lines if line and not line.startswith(("#", "- ")) and "|" not in line
