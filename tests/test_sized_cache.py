@@ -32,7 +32,7 @@ def test_the_index_term_cache_stays_within_its_byte_budget():
     for i in range(n):
         index.add(Document(f"d{i}.md", "md", f"Note {i}", "", 0, 1, body=f"common shared words w{i % 200}"))
     assert index._term_cache.max_bytes == TERM_CACHE_BYTES
-    index._term_cache.max_bytes = 3 * 1024 * 1024  # room for two of these terms (40,000 × 32 bytes each)
+    index._term_cache.max_bytes = 1024 * 1024  # room for two of these terms (40,000 × 10 bytes each)
     for word in ("common", "shared", "words", "note"):
         assert len(index.postings(match_key(word))) == n
         assert index._term_cache.bytes <= index._term_cache.max_bytes

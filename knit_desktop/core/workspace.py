@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from .dsh.conversation import MAX_CHARS, Message, conversation_window
 from .index.boundary import OUTSIDE_REASON, OutsideWorkspace, WorkspaceNotFound, links_outside
 from .index.documents import (
+    MEDIA_KINDS,
     Document,
     SkipFile,
     content_hash,
@@ -161,7 +162,7 @@ class Workspace:
                 ws._load_from_store()
                 if trust_watcher and ws.last_refresh.loaded_from == "snapshot" and store.watched_elsewhere():
                     ws.last_refresh.trusted_watcher = True
-                    ws.last_refresh.total = len(ws.index.by_rel) + len(ws._rows)
+                    ws.last_refresh.total = len(ws.index) + len(ws._rows)
                     return ws
                 ws.refresh(progress, budget_s=budget_s)
                 return ws
@@ -207,7 +208,7 @@ class Workspace:
                     self._add_stored(*stored)
             self.last_refresh.loaded_from = "snapshot"
             self.last_refresh.caught_up = len(since)
-            self._snapshot_current = not since
+            self._snapshot_current = not since and not self.index.snapshot_outdated
             return
         self._rows = self.store.rows(only_problems=True)
         for doc, refs in self.store.stored_documents():  # no snapshot, or too much written since: rebuild
@@ -355,11 +356,7 @@ class Workspace:
         return "added" if row is None else "changed"
 
     def _touch(self, cand: Candidate) -> None:
-        doc = self.index.get(cand.rel)
-        if doc is not None:
-            doc.mtime_ms = cand.mtime_ms
-            doc.size = cand.size
-            self.index.version += 1  # modification times feed the pools' time order
+        self.index.touch(cand.rel, cand.mtime_ms, cand.size)
         if self.store is not None:
             self.store.touch(cand.rel, cand.mtime_ms, cand.size)
 
@@ -448,7 +445,7 @@ class Workspace:
 
     def graph(self) -> LinkGraph:
         if self._graph is None or self._graph_version != self.index.version:
-            rels = [d.rel for _, d in self.index.documents() if not d.is_media]
+            rels = self.index.live_rels(without_kinds=frozenset(MEDIA_KINDS))
             self._graph = build_graph(self.refs, rels)
             self._graph_version = self.index.version
         return self._graph

@@ -13,18 +13,23 @@ from __future__ import annotations
 
 from array import array
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from ..sized_cache import SizedCache
 from ..text.tokens import LATIN_DOC_RUN, cjk_grams, is_cjk_char, latin_token_count, match_key, run_keys
+from .doc_table import DocumentTable
 from .documents import DOC_KINDS, MEDIA_KINDS, Document
 
 TF_MAX = 65535  # per field and vocabulary entry; ranking caps tf at 20 anyway
 POOL_KINDS = {"doc": frozenset(DOC_KINDS), "media": frozenset(MEDIA_KINDS), "all": frozenset(DOC_KINDS + MEDIA_KINDS)}
 TERM_CACHE_LIMIT = 512
-TERM_CACHE_BYTES = 24 * 1024 * 1024  # postings kept for terms looked up again (a common term: 32 bytes per document)
+# Postings kept for terms looked up again (a common term: 10 bytes per document holding it). The pools keep
+# their own share of each term (rank/ranking.py), so this one mostly serves the lookups within one ranking.
+TERM_CACHE_BYTES = 8 * 1024 * 1024
 
 
 def field_tokens(text: str) -> Counter:
@@ -58,8 +63,10 @@ class TermPostings:
     """Every document containing a term (sorted ids) with its occurrences per field (columns: title, summary,
     body)."""
 
-    ids: np.ndarray
-    tfs: np.ndarray  # float64, shape (3, len(ids)): one contiguous row per field
+    ids: np.ndarray  # int32
+    # shape (3, len(ids)), one contiguous row per field: uint16 counts as stored (10 bytes a posting with the
+    # ids, where float64 and int64 took 32), float64 only for a key summed over several vocabulary entries.
+    tfs: np.ndarray
 
     @property
     def title(self) -> np.ndarray:
@@ -96,13 +103,20 @@ def _copy(values: array, dtype: type) -> np.ndarray:
 
 
 def _field_rows(columns: tuple[array, array, array], n: int) -> np.ndarray:
-    rows = np.empty((3, n))
+    rows = np.empty((3, n), dtype=np.uint16)
     for f, column in enumerate(columns):
-        rows[f] = np.frombuffer(column, dtype=np.uint16)  # converted on assignment; the view is dropped at once
+        rows[f] = np.frombuffer(column, dtype=np.uint16)  # copied on assignment; the view is dropped at once
     return rows
 
 
-_EMPTY = TermPostings(np.zeros(0, dtype=np.int64), np.zeros((3, 0)))
+def _peek(lists: list, i: int) -> Any:
+    """Entry `i` of a posting list column without keeping what was cut from a snapshot block for it (the term
+    caches keep what is looked up again; a lazily loaded column would otherwise keep every list ever read)."""
+    peek = getattr(lists, "peek", None)
+    return lists[i] if peek is None else peek(i)
+
+
+_EMPTY = TermPostings(np.zeros(0, dtype=np.int32), np.zeros((3, 0), dtype=np.uint16))
 
 
 @dataclass
@@ -125,17 +139,21 @@ class Pool:
 
 
 class SearchIndex:
-    def __init__(self) -> None:
-        self.docs: list[Document | None] = []
+    def __init__(self, docs: DocumentTable | None = None) -> None:
+        self.docs = docs if docs is not None else DocumentTable()
         # Field lengths (title, summary, body) of document i at 3i..3i+2: one flat array, not a tuple per
         # document (100,000 tuples of three ints held 15 MB; this holds 1.2 MB and loads as one buffer).
         self.lengths = array("I")
-        self.by_rel: dict[str, int] = {}
+        self._by_rel: dict[str, int] | None = None if docs is not None and len(docs) else {}
         self.vocab: dict[str, int] = {}
         self.tokens: list[str] = []
         self.post_docs: list[array] = []  # uint32 document ids, ascending
         self.post_tfs: list[tuple[array, array, array]] = []  # uint16 counts in title, summary, body
-        self.trigrams: dict[str, list[int]] = {}
+        self._trigrams: dict[str, list[int]] | None = {}
+        self._load_trigrams: Callable[[], dict[str, list[int]]] | None = None
+        # The trigrams as the snapshot holds them, while they are not loaded: saved again as they are.
+        self.packed_trigrams: object = None
+        self.snapshot_outdated = False  # loaded from an older snapshot format: the next save writes the current one
         self.version = 0
         self._term_cache: SizedCache[str, TermPostings] = SizedCache(TERM_CACHE_LIMIT, TERM_CACHE_BYTES, _nbytes)
         self._term_version = -1
@@ -146,8 +164,29 @@ class SearchIndex:
 
     # --- building ------------------------------------------------------------------------------------
 
+    @property
+    def by_rel(self) -> dict[str, int]:
+        """Document id by rel, built on first use (a one-shot query never needs it)."""
+        if self._by_rel is None:
+            live = self.docs.live()
+            self._by_rel = {rel: i for i, rel in enumerate(self.docs.rels()) if live[i]}
+        return self._by_rel
+
+    @property
+    def trigrams(self) -> dict[str, list[int]]:
+        """Token ids by Latin trigram, for the fuzzy layer; loaded from the snapshot on first use."""
+        if self._trigrams is None:
+            assert self._load_trigrams is not None
+            self._trigrams = self._load_trigrams()
+            self._load_trigrams = None
+            self.packed_trigrams = None
+        return self._trigrams
+
+    def defer_trigrams(self, load: Callable[[], dict[str, list[int]]], packed: object) -> None:
+        self._trigrams, self._load_trigrams, self.packed_trigrams = None, load, packed
+
     def __len__(self) -> int:
-        return len(self.by_rel)
+        return len(self._by_rel) if self._by_rel is not None else self.docs.live_count()
 
     def add(self, doc: Document) -> int:
         """Add or replace the document at `doc.rel`; returns its id."""
@@ -190,8 +229,9 @@ class SearchIndex:
         self.post_docs.append(array("I"))
         self.post_tfs.append((array("H"), array("H"), array("H")))
         if not is_cjk_char(token[0]):
+            trigrams = self.trigrams
             for i in range(len(token) - 2):
-                self.trigrams.setdefault(token[i : i + 3], []).append(tid)
+                trigrams.setdefault(token[i : i + 3], []).append(tid)
         return tid
 
     def swap_document(self, doc: Document) -> None:
@@ -201,8 +241,24 @@ class SearchIndex:
         if doc_id is not None:
             self.docs[doc_id] = doc
 
+    def touch(self, rel: str, mtime_ms: int, size: int) -> None:
+        """A document's file got a new modification time and size but kept its content."""
+        doc_id = self.by_rel.get(rel)
+        doc = None if doc_id is None else self.docs[doc_id]
+        if doc_id is not None and doc is not None:
+            doc.mtime_ms = mtime_ms
+            doc.size = size
+            self.docs[doc_id] = doc  # held as this object from now on, not rebuilt from the columns
+            self.version += 1  # modification times feed the pools' time order
+
     def documents(self) -> list[tuple[int, Document]]:
         return [(i, d) for i, d in enumerate(self.docs) if d is not None]
+
+    def live_rels(self, without_kinds: frozenset[str] = frozenset()) -> list[str]:
+        """The rels of the documents, in id order, leaving out those of `without_kinds` (no document is built)."""
+        keep = self.docs.live() & ~self.docs.of_kinds(without_kinds)
+        rels = self.docs.rels()
+        return [rels[int(i)] for i in np.flatnonzero(keep)]
 
     def get(self, rel: str) -> Document | None:
         doc_id = self.by_rel.get(rel)
@@ -221,8 +277,7 @@ class SearchIndex:
             self._pools["_shared"] = self._shared_arrays()  # type: ignore[assignment]
         shared: tuple[np.ndarray, np.ndarray, np.ndarray] = self._pools["_shared"]  # type: ignore[assignment]
         lengths, mtimes, rel_rank = shared
-        kinds = POOL_KINDS[kind]
-        members = np.array([i for i, d in enumerate(self.docs) if d is not None and d.kind in kinds], dtype=np.int64)
+        members = np.flatnonzero(self.docs.of_kinds(POOL_KINDS[kind])).astype(np.int64)
         mask = np.zeros(len(self.docs), dtype=bool)
         mask[members] = True
         n = len(members)
@@ -235,12 +290,7 @@ class SearchIndex:
 
     def _shared_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         lengths = np.frombuffer(self.lengths, dtype=np.uint32).astype(np.float64).reshape(-1, 3)
-        mtimes = np.array([d.mtime_ms if d is not None else 0 for d in self.docs], dtype=np.int64)
-        rels = [d.rel if d is not None else "" for d in self.docs]
-        order = sorted(range(len(rels)), key=rels.__getitem__)  # no per-item lambda: this runs on every start
-        rel_rank = np.empty(len(self.docs), dtype=np.int64)
-        rel_rank[order] = np.arange(len(self.docs))
-        return lengths, mtimes, rel_rank
+        return lengths, self.docs.mtimes(), self.docs.rel_rank()
 
     # --- term lookup ---------------------------------------------------------------------------------
 
@@ -263,14 +313,15 @@ class SearchIndex:
         else:
             if len(matches) == 1:
                 tid, mult = matches[0]
-                ids = _copy(self.post_docs[tid], np.int64)
-                tfs = _field_rows(self.post_tfs[tid], len(ids))
+                ids = _copy(_peek(self.post_docs, tid), np.int32)
+                tfs = _field_rows(_peek(self.post_tfs, tid), len(ids))
                 if mult > 1:
-                    tfs *= mult
+                    tfs = tfs * float(mult)
             else:
-                ids = np.concatenate([_copy(self.post_docs[tid], np.int64) for tid, _ in matches])
+                lists = [(_peek(self.post_docs, tid), _peek(self.post_tfs, tid), m) for tid, m in matches]
+                ids = np.concatenate([_copy(docs, np.int32) for docs, _, _ in lists])
                 tfs = np.concatenate(
-                    [_field_rows(self.post_tfs[tid], len(self.post_docs[tid])) * m for tid, m in matches], axis=1
+                    [_field_rows(counts, len(docs)).astype(np.float64) * m for docs, counts, m in lists], axis=1
                 )
                 ids, inverse = np.unique(ids, return_inverse=True)
                 summed = np.zeros((3, len(ids)))

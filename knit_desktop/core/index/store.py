@@ -33,13 +33,15 @@ import numpy as np
 import zstandard
 
 from .boundary import OutsideWorkspace, os_path
+from .doc_table import DocumentColumns, DocumentTable, RowValues
 from .documents import TRUNCATED_NOTE, Document, SkipFile, decode_text, read_indexed_bytes
 from .links import Ref
 from .scan import FileStatus
 from .search_index import SearchIndex
 
 SCHEMA_VERSION = 2  # 2: the change journal; Markdown and text bodies no longer stored
-SNAPSHOT_FORMAT = 8  # 8: field lengths as one flat uint32 buffer
+SNAPSHOT_FORMAT = 9  # 9: document metadata as columns (doc_table.py); 8: field lengths as one flat uint32 buffer
+OLDEST_CONVERTED_FORMAT = 8  # a snapshot this old or newer is loaded and saved again in the current format
 # Snapshot lists are marshalled in slices: one marshal call holds the GIL throughout, and a 20,000-document list
 # in one call would freeze the window (which shares the GIL with the indexer thread) for 30-80 ms.
 SNAPSHOT_SLICE = 2000
@@ -90,9 +92,6 @@ class FileRow:
     content_hash: str
     state: str
     reason: str
-
-
-_NO_PAGES: list[int] = []
 
 
 class StoredDocument(Document):
@@ -518,18 +517,14 @@ class IndexStore:
     # --- snapshot ------------------------------------------------------------------------------------
 
     def save_snapshot(self, index: SearchIndex, refs: dict[str, list[Ref]]) -> None:
-        docs = [
-            None if d is None else
-            (d.rel, d.kind, d.title, d.summary, d.mtime_ms, d.size, d.truncated, d.content_hash, d.page_starts, d.note)
-            for d in index.docs
-        ]
+        packed_trigrams = index.packed_trigrams  # (not loaded since the open: saved as they were read)
         state = {
             "format": SNAPSHOT_FORMAT,
-            "docs": _dump_slices(docs),
+            "documents": DocumentColumns.of_rows(index.docs.row_values()).dump(),
             "lengths": _ZSTD_FAST.compress(index.lengths.tobytes()),
             "tokens": _dump_slices(index.tokens),
             "postings": _pack_postings(index),
-            "trigrams": _dump_slices(list(index.trigrams.items())),
+            "trigrams": packed_trigrams if packed_trigrams is not None else _dump_slices(list(index.trigrams.items())),
             "refs": _dump_slices([(rel, [(r.raw, r.line) for r in items]) for rel, items in refs.items()]),
         }
         if self.read_only:
@@ -563,41 +558,48 @@ class IndexStore:
             state = marshal.loads(row[1])
         except (ValueError, EOFError, TypeError):
             return None
-        if not isinstance(state, dict) or state.get("format") != SNAPSHOT_FORMAT:
-            return None
+        if not isinstance(state, dict) or not OLDEST_CONVERTED_FORMAT <= state.get("format", -1) <= SNAPSHOT_FORMAT:
+            return None  # an older format (or a newer one, from a later version): rebuilt from the rows
         try:
+            if state["format"] == SNAPSHOT_FORMAT:
+                columns = DocumentColumns.load(state["documents"])
+            else:  # format 8: one tuple per document
+                items: list[RowValues | None] = _load_slices(state["docs"])
+                columns = DocumentColumns.of_rows(items)
             lengths = array("I", zstandard.ZstdDecompressor().decompress(state["lengths"]))
-            for key in ("docs", "tokens"):
-                state[key] = _load_slices(state[key])
-            state["trigrams"] = dict(_load_slices(state["trigrams"]))
-            state["refs"] = dict(_load_slices(state["refs"]))
+            tokens = _load_slices(state["tokens"])
+            refs_items = _load_slices(state["refs"])
             postings = _unpack_postings(state["postings"])
+            packed_trigrams = state["trigrams"]
+            if not isinstance(packed_trigrams, list):
+                raise ValueError("trigrams are not slices")
         except (ValueError, EOFError, TypeError, KeyError, zstandard.ZstdError):
             return None
-        live = sum(1 for d in state["docs"] if d is not None)
-        if state["docs"] and (len(state["docs"]) - live) / len(state["docs"]) > MAX_DEAD_SHARE:
+        if columns.count and (columns.count - int(columns.alive.sum())) / columns.count > MAX_DEAD_SHARE:
             return None
-        index = SearchIndex()
-        docs, by_rel = index.docs, index.by_rel
-        of = StoredDocument.of
-        for i, item in enumerate(state["docs"]):
-            if item is None:
-                docs.append(None)
-                continue
-            rel, kind, title, summary, mtime, size, truncated, digest, pages, note = item
-            # (Every document without pages shares one empty list: page starts are never changed in place.)
-            docs.append(of(self, rel, kind, title, summary, mtime, size, truncated, digest, pages or _NO_PAGES, note))
-            by_rel[rel] = i
-        if len(lengths) != 3 * len(state["docs"]):
+        if len(lengths) != 3 * columns.count:
             return None
+
+        def build(values: RowValues) -> Document:
+            return StoredDocument.of(self, *values)
+
+        index = SearchIndex(DocumentTable(columns, build))
         index.lengths = lengths
-        index.tokens = state["tokens"]
-        index.vocab = {token: tid for tid, token in enumerate(index.tokens)}
+        index.tokens = tokens
+        index.vocab = {token: tid for tid, token in enumerate(tokens)}
         index.post_docs, index.post_tfs = postings
-        index.trigrams = state["trigrams"]
+        index.defer_trigrams(lambda: _trigrams_of(packed_trigrams), packed_trigrams)
+        index.snapshot_outdated = state["format"] != SNAPSHOT_FORMAT
         index.version = 1
-        refs = {rel: [Ref(raw, line) for raw, line in items] for rel, items in state["refs"].items()}
+        refs = {rel: [Ref(raw, line) for raw, line in items] for rel, items in refs_items}
         return index, refs, since
+
+
+def _trigrams_of(packed: list[bytes]) -> dict[str, list[int]]:
+    try:
+        return dict(_load_slices(packed))
+    except (ValueError, EOFError, TypeError, zstandard.ZstdError):
+        return {}  # unreadable: the fuzzy layer finds no near-misses until the next rebuild
 
 
 def _dump_slices(items: list) -> list[bytes]:
@@ -657,6 +659,11 @@ class LazyPostingLists(list):
             value = self._build(i)
             super().__setitem__(i, value)
         return value
+
+    def peek(self, i: int) -> Any:
+        """Entry `i`, cut again on every call unless something kept it (a document added to the term)."""
+        value = super().__getitem__(i)
+        return self._build(i) if value is None else value
 
     def __iter__(self) -> Iterator[Any]:
         return (self[i] for i in range(len(self)))

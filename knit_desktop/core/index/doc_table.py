@@ -1,0 +1,313 @@
+"""The documents of an index as columns, each turned into a `Document` only when something reads it.
+
+An index opened from its snapshot used to build one `Document` per file at the open (100 ms and 50 MB of
+Python objects at 100,000 files), though a query reads the ten or thirty it returns. The snapshot now keeps the
+document metadata as columns: each text field as one UTF-8 buffer with where each value starts, the numbers as
+arrays, the kind as a small code. Opening costs a few large reads; a `Document` is built for a row when it is
+read (and a few thousand recently read are kept); pools and the ranking's tie-breaks come from the arrays.
+
+Documents added after the open (a changed file, a build) are held as the objects they are. A column row that is
+removed or changed afterwards is replaced by its object (or None), so the columns themselves never change.
+"""
+
+from __future__ import annotations
+
+import marshal
+from collections.abc import Callable, Iterator
+
+import numpy as np
+import zstandard
+
+from .documents import Document
+
+# rel, kind, title, summary, mtime_ms, size, truncated, content_hash, page_starts, note: one document's fields in
+# the order StoredDocument.of takes them (and the snapshot kept them in, as tuples, up to its format 8).
+RowValues = tuple[str, str, str, str, int, int, bool, str, list[int], str]
+BuildDocument = Callable[[RowValues], Document]
+
+TEXT_FIELDS = ("rel", "title", "summary", "content_hash", "note")
+MADE_LIMIT = 4096  # documents built from the columns that are kept (a ranking reads the same rows again)
+_NO_PAGES: list[int] = []  # every document without pages shares it: page starts are never changed in place
+_ZSTD = zstandard.ZstdCompressor(level=1)
+
+
+class TextColumn:
+    """Strings as one UTF-8 buffer (lone surrogates kept: a file name that is not UTF-8 is stored escaped) and
+    the offset where each starts."""
+
+    __slots__ = ("blob", "starts")
+
+    def __init__(self, blob: bytes, starts: np.ndarray) -> None:
+        self.blob = blob
+        self.starts = starts
+
+    @classmethod
+    def of(cls, values: list[str]) -> TextColumn:
+        encoded = [v.encode("utf-8", "surrogatepass") for v in values]
+        return cls.of_bytes(encoded)
+
+    @classmethod
+    def of_bytes(cls, encoded: list[bytes]) -> TextColumn:
+        starts = np.zeros(len(encoded) + 1, dtype=np.int64)
+        if encoded:
+            np.cumsum(np.fromiter((len(e) for e in encoded), dtype=np.int64, count=len(encoded)), out=starts[1:])
+        return cls(b"".join(encoded), starts.astype(np.uint32) if starts[-1] < 2**32 else starts)
+
+    def raw(self, i: int) -> bytes:
+        return self.blob[int(self.starts[i]) : int(self.starts[i + 1])]
+
+    def __getitem__(self, i: int) -> str:
+        return self.raw(i).decode("utf-8", "surrogatepass")
+
+    def __len__(self) -> int:
+        return len(self.starts) - 1
+
+    def all(self) -> list[str]:
+        blob, starts = self.blob, self.starts.tolist()
+        return [blob[a:b].decode("utf-8", "surrogatepass") for a, b in zip(starts, starts[1:])]
+
+
+def _is_hex_digest(value: str) -> bool:
+    try:
+        return bytes.fromhex(value).hex() == value
+    except ValueError:
+        return False
+
+
+class DocumentColumns:
+    """Every document of a snapshot as columns; removed documents are rows with `alive` False."""
+
+    def __init__(self, texts: dict[str, TextColumn], hashes_hex: bool, kinds: list[str], kind: np.ndarray,
+                 mtime: np.ndarray, size: np.ndarray, truncated: np.ndarray, alive: np.ndarray,
+                 pages: dict[int, list[int]], rel_order: np.ndarray) -> None:
+        self.texts = texts
+        self.hashes_hex = hashes_hex  # content hashes held as their bytes (half the size of the hex text)
+        self.kinds = kinds
+        self.kind = kind  # uint8 index into kinds
+        self.mtime = mtime
+        self.size = size
+        self.truncated = truncated
+        self.alive = alive
+        self.pages = pages  # only documents with page starts (PDFs)
+        self.rel_order = rel_order  # row ids by rel (a removed row's rel is ""), the ranking's last tie-break
+        self.count = len(alive)
+
+    @classmethod
+    def of_rows(cls, rows: list[RowValues | None]) -> DocumentColumns:
+        empty: RowValues = ("", "", "", "", 0, 0, False, "", _NO_PAGES, "")
+        filled = [r if r is not None else empty for r in rows]
+        kinds: list[str] = []
+        codes: dict[str, int] = {}
+        for r in filled:
+            if r[1] not in codes:
+                codes[r[1]] = len(kinds)
+                kinds.append(r[1])
+        if len(kinds) > 255:
+            raise ValueError("too many document kinds for the kind column")
+        hashes = [r[7] for r in filled]
+        hashes_hex = all(not h or _is_hex_digest(h) for h in hashes)
+        texts = {
+            "rel": TextColumn.of([r[0] for r in filled]),
+            "title": TextColumn.of([r[2] for r in filled]),
+            "summary": TextColumn.of([r[3] for r in filled]),
+            "content_hash": TextColumn.of_bytes([bytes.fromhex(h) for h in hashes]) if hashes_hex
+            else TextColumn.of(hashes),
+            "note": TextColumn.of([r[9] for r in filled]),
+        }
+        rels = [r[0] for r in filled]
+        # The same order the pools computed from a list of rels before (stable: removed rows first, by id).
+        order = np.array(sorted(range(len(rels)), key=rels.__getitem__), dtype=np.int64)
+        return cls(
+            texts, hashes_hex, kinds,
+            np.fromiter((codes[r[1]] for r in filled), dtype=np.uint8, count=len(filled)),
+            np.fromiter((r[4] for r in filled), dtype=np.int64, count=len(filled)),
+            np.fromiter((r[5] for r in filled), dtype=np.int64, count=len(filled)),
+            np.fromiter((bool(r[6]) for r in filled), dtype=bool, count=len(filled)),
+            np.fromiter((r is not None for r in rows), dtype=bool, count=len(rows)),
+            {i: list(r[8]) for i, r in enumerate(filled) if r[8]},
+            order,
+        )
+
+    def values(self, i: int) -> RowValues:
+        texts = self.texts
+        digest = texts["content_hash"].raw(i).hex() if self.hashes_hex else texts["content_hash"][i]
+        return (texts["rel"][i], self.kinds[self.kind[i]], texts["title"][i], texts["summary"][i],
+                int(self.mtime[i]), int(self.size[i]), bool(self.truncated[i]), digest,
+                self.pages.get(i, _NO_PAGES), texts["note"][i])
+
+    # --- the snapshot's form --------------------------------------------------------------------------
+
+    def dump(self) -> dict:
+        """Bytes only (each buffer compressed on its own), for marshal."""
+        z = _ZSTD.compress
+        return {
+            "count": self.count,
+            "texts": {name: (z(col.blob), z(col.starts.astype(np.int64).tobytes())) for name, col in self.texts.items()},
+            "hashes_hex": self.hashes_hex,
+            "kinds": self.kinds,
+            "kind": z(self.kind.tobytes()),
+            "mtime": z(self.mtime.tobytes()),
+            "size": z(self.size.tobytes()),
+            "truncated": z(self.truncated.tobytes()),
+            "alive": z(self.alive.tobytes()),
+            "pages": z(marshal.dumps(self.pages)),
+            "rel_order": z(self.rel_order.tobytes()),
+        }
+
+    @classmethod
+    def load(cls, state: dict) -> DocumentColumns:
+        """The columns of `dump`; ValueError (or KeyError, TypeError, ZstdError) when they do not fit together."""
+        unz = zstandard.ZstdDecompressor().decompress
+        n = int(state["count"])
+
+        def column(data: bytes, dtype: type, count: int = n) -> np.ndarray:
+            values: np.ndarray = np.frombuffer(unz(data), dtype=dtype)
+            if len(values) != count:
+                raise ValueError("a document column has the wrong length")
+            return values
+
+        texts = {}
+        for name in TEXT_FIELDS:
+            blob, starts = state["texts"][name]
+            offsets = column(starts, np.int64, n + 1)
+            blob = unz(blob)
+            if offsets[-1] != len(blob) or (n and (np.diff(offsets) < 0).any()):
+                raise ValueError("a text column does not match its buffer")
+            texts[name] = TextColumn(blob, offsets.astype(np.uint32) if len(blob) < 2**32 else offsets)
+        kinds = list(state["kinds"])
+        kind = column(state["kind"], np.uint8)
+        if n and int(kind.max()) >= len(kinds):
+            raise ValueError("a document kind is out of range")
+        pages = marshal.loads(unz(state["pages"]))
+        if not isinstance(pages, dict):
+            raise ValueError("page starts are not a mapping")
+        return cls(texts, bool(state["hashes_hex"]), kinds, kind, column(state["mtime"], np.int64),
+                   column(state["size"], np.int64), column(state["truncated"], np.bool_),
+                   column(state["alive"], np.bool_), pages, column(state["rel_order"], np.int64))
+
+
+class DocumentTable:
+    """`SearchIndex.docs`: document id -> Document (None once removed), list-like. Rows of the columns are built
+    on read; rows added later are the objects themselves."""
+
+    def __init__(self, columns: DocumentColumns | None = None, build: BuildDocument | None = None) -> None:
+        if columns is not None and build is None:
+            raise ValueError("columns need a way to build their documents")
+        self.columns = columns
+        self._base = columns.count if columns is not None else 0
+        self._build = build
+        self._added: list[Document | None] = []  # rows after the columns
+        self._replaced: dict[int, Document | None] = {}  # column rows removed (None) or replaced since the open
+        self._made: dict[int, Document] = {}  # column rows built lately
+
+    def __len__(self) -> int:
+        return self._base + len(self._added)
+
+    def __getitem__(self, i: int) -> Document | None:
+        if i < 0:
+            i += len(self)
+        if i >= self._base:
+            return self._added[i - self._base]
+        if i < 0:
+            raise IndexError(i)
+        if i in self._replaced:
+            return self._replaced[i]
+        doc = self._made.get(i)
+        if doc is None:
+            assert self.columns is not None and self._build is not None
+            if not self.columns.alive[i]:
+                return None
+            doc = self._build(self.columns.values(i))
+            if len(self._made) >= MADE_LIMIT:
+                self._made.clear()
+            self._made[i] = doc
+        return doc
+
+    def __setitem__(self, i: int, doc: Document | None) -> None:
+        if i >= self._base:
+            self._added[i - self._base] = doc
+        else:
+            self._replaced[i] = doc
+            self._made.pop(i, None)
+
+    def append(self, doc: Document | None) -> None:
+        self._added.append(doc)
+
+    def __iter__(self) -> Iterator[Document | None]:
+        return (self[i] for i in range(len(self)))
+
+    # --- whole-table views, from the arrays where the columns hold the rows -------------------------------
+
+    def _objects(self) -> Iterator[tuple[int, Document | None]]:
+        """The rows held as objects: replaced column rows, then the added ones."""
+        yield from self._replaced.items()
+        yield from enumerate(self._added, start=self._base)
+
+    def live(self) -> np.ndarray:
+        out = np.zeros(len(self), dtype=bool)
+        if self.columns is not None:
+            out[: self._base] = self.columns.alive
+        for i, doc in self._objects():
+            out[i] = doc is not None
+        return out
+
+    def live_count(self) -> int:
+        return int(self.live().sum())
+
+    def of_kinds(self, kinds: frozenset[str]) -> np.ndarray:
+        """Per row: alive and of one of `kinds`."""
+        out = np.zeros(len(self), dtype=bool)
+        if self.columns is not None:
+            codes = [c for c, kind in enumerate(self.columns.kinds) if kind in kinds]
+            out[: self._base] = np.isin(self.columns.kind, codes) & self.columns.alive
+        for i, doc in self._objects():
+            out[i] = doc is not None and doc.kind in kinds
+        return out
+
+    def mtimes(self) -> np.ndarray:
+        out = np.zeros(len(self), dtype=np.int64)
+        if self.columns is not None:
+            out[: self._base] = np.where(self.columns.alive, self.columns.mtime, 0)
+        for i, doc in self._objects():
+            out[i] = doc.mtime_ms if doc is not None else 0
+        return out
+
+    def rels(self) -> list[str]:
+        """Every row's rel ("" for a removed one)."""
+        out = self.columns.texts["rel"].all() if self.columns is not None else []
+        if self.columns is not None:
+            for dead in np.flatnonzero(~self.columns.alive).tolist():
+                out[dead] = ""
+        for i, doc in self._objects():
+            if i < self._base:
+                out[i] = doc.rel if doc is not None else ""
+            else:
+                out.append(doc.rel if doc is not None else "")
+        return out
+
+    def rel_rank(self) -> np.ndarray:
+        """Each row's position among all rows sorted by rel (removed rows: ""), the ranking's last tie-break."""
+        n = len(self)
+        if self.columns is not None and not self._added:
+            # Removing or replacing a row keeps every live row's place relative to the others.
+            order = self.columns.rel_order
+        else:
+            rels = self.rels()
+            order = np.array(sorted(range(n), key=rels.__getitem__), dtype=np.int64)  # no per-item lambda
+        rank = np.empty(n, dtype=np.int64)
+        rank[order] = np.arange(n)
+        return rank
+
+    def row_values(self) -> list[RowValues | None]:
+        """Every row's fields (None: removed), for saving: column rows are not built as documents."""
+        out: list[RowValues | None] = []
+        columns = self.columns
+        for i in range(len(self)):
+            if i < self._base and i not in self._replaced:
+                assert columns is not None
+                out.append(columns.values(i) if columns.alive[i] else None)
+                continue
+            d = self[i]
+            out.append(None if d is None else (d.rel, d.kind, d.title, d.summary, d.mtime_ms, d.size, d.truncated,
+                                               d.content_hash, d.page_starts, d.note))
+        return out
