@@ -109,7 +109,7 @@ def _field_rows(columns: tuple[array, array, array], n: int) -> np.ndarray:
     return rows
 
 
-def _peek(lists: list, i: int) -> Any:
+def peek_posting_list(lists: list, i: int) -> Any:
     """Entry `i` of a posting list column without keeping what was cut from a snapshot block for it (the term
     caches keep what is looked up again; a lazily loaded column would otherwise keep every list ever read)."""
     peek = getattr(lists, "peek", None)
@@ -313,12 +313,12 @@ class SearchIndex:
         else:
             if len(matches) == 1:
                 tid, mult = matches[0]
-                ids = _copy(_peek(self.post_docs, tid), np.int32)
-                tfs = _field_rows(_peek(self.post_tfs, tid), len(ids))
+                ids = _copy(peek_posting_list(self.post_docs, tid), np.int32)
+                tfs = _field_rows(peek_posting_list(self.post_tfs, tid), len(ids))
                 if mult > 1:
                     tfs = tfs * float(mult)
             else:
-                lists = [(_peek(self.post_docs, tid), _peek(self.post_tfs, tid), m) for tid, m in matches]
+                lists = [(peek_posting_list(self.post_docs, tid), peek_posting_list(self.post_tfs, tid), m) for tid, m in matches]
                 ids = np.concatenate([_copy(docs, np.int32) for docs, _, _ in lists])
                 tfs = np.concatenate(
                     [_field_rows(counts, len(docs)).astype(np.float64) * m for docs, counts, m in lists], axis=1

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import json
 import marshal
+import mmap
 import os
 import shutil
 import sqlite3
@@ -26,6 +27,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from glob import escape as glob_escape
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +39,7 @@ from .doc_table import DocumentColumns, DocumentTable, RowValues
 from .documents import TRUNCATED_NOTE, Document, SkipFile, decode_text, read_indexed_bytes
 from .links import Ref
 from .scan import FileStatus
-from .search_index import SearchIndex
+from .search_index import SearchIndex, peek_posting_list
 
 SCHEMA_VERSION = 2  # 2: the change journal; Markdown and text bodies no longer stored
 SNAPSHOT_FORMAT = 9  # 9: document metadata as columns (doc_table.py); 8: field lengths as one flat uint32 buffer
@@ -295,6 +297,7 @@ class IndexStore:
                                         f"{exc.strerror or exc}") from None
         for suffix in ("-wal", "-shm"):
             Path(str(self.path) + suffix).unlink(missing_ok=True)
+        self._delete_postings_files(keep="")
         self.notice = f"the index was damaged ({why}); it was set aside as {broken.name} and rebuilt"
 
     def rebuild(self, why: str) -> None:
@@ -517,30 +520,60 @@ class IndexStore:
     # --- snapshot ------------------------------------------------------------------------------------
 
     def save_snapshot(self, index: SearchIndex, refs: dict[str, list[Ref]]) -> None:
+        if self.read_only:
+            return
         packed_trigrams = index.packed_trigrams  # (not loaded since the open: saved as they were read)
+        postings = _pack_postings(index)
+        blocks: list[bytes] = postings.pop("blocks")
         state = {
             "format": SNAPSHOT_FORMAT,
             "documents": DocumentColumns.of_rows(index.docs.row_values()).dump(),
             "lengths": _ZSTD_FAST.compress(index.lengths.tobytes()),
             "tokens": _dump_slices(index.tokens),
-            "postings": _pack_postings(index),
+            "postings": postings,
             "trigrams": packed_trigrams if packed_trigrams is not None else _dump_slices(list(index.trigrams.items())),
             "refs": _dump_slices([(rel, [(r.raw, r.line) for r in items]) for rel, items in refs.items()]),
         }
-        if self.read_only:
-            return
-        # Bytes slices only, each compressed on its own: quick to write, and a start inflates only what it reads.
-        data = marshal.dumps(state)
         with self.transaction():
+            # The postings blocks go to a file of their own beside the database, which a process maps instead of
+            # holding them (31 MB at 100,000 files). A new file per snapshot: a process that mapped the previous
+            # one keeps reading it. Written while this transaction holds the write lock, so no other process is
+            # writing one when the old ones are removed below.
             generation = self.generation
+            name = f"{self.path.name}{POSTINGS_SUFFIX}{generation}-{os.getpid()}-{time.monotonic_ns()}"
+            postings["file"] = name
+            postings["offsets"] = _write_blocks(self.path.parent / name, blocks)
+            # Bytes slices only, each compressed on its own: quick to write, and a start inflates only what it reads.
+            data = marshal.dumps(state)
             self.db.execute("INSERT OR REPLACE INTO snapshot (id, generation, data) VALUES (1, ?, ?)", (generation, data))
             self.db.execute("DELETE FROM changes WHERE generation <= ?", (generation,))
+        self._delete_postings_files(keep=name)
         with contextlib.suppress(sqlite3.OperationalError):  # busy: the pages are reused, or freed next time
             self.db.executescript("PRAGMA incremental_vacuum;")  # (execute() would free one page: one step)
+
+    def _delete_postings_files(self, keep: str) -> None:
+        """Remove the postings files of earlier snapshots (a process that mapped one keeps its pages; where the
+        system refuses to remove a mapped file, a later save removes it)."""
+        with contextlib.suppress(OSError):
+            for path in self.path.parent.glob(glob_escape(self.path.name) + POSTINGS_SUFFIX + "*"):
+                if path.name != keep:
+                    with contextlib.suppress(OSError):
+                        path.unlink()
 
     def load_snapshot(self) -> tuple[SearchIndex, dict[str, list[Ref]], list[str]] | None:
         """The saved postings, their links and the files whose rows were written after the snapshot was saved
         (read them again: `stored_document`); None when there is no usable snapshot or too much changed since."""
+        for attempt in (1, 2):
+            try:
+                return self._load_snapshot()
+            except FileNotFoundError:
+                # Its postings file was removed between reading the snapshot and opening the file: another
+                # process saved a newer snapshot just then. That one is read instead.
+                if attempt == 2:
+                    return None
+        return None
+
+    def _load_snapshot(self) -> tuple[SearchIndex, dict[str, list[Ref]], list[str]] | None:
         row = self.db.execute("SELECT generation, data FROM snapshot WHERE id = 1").fetchone()
         if row is None:
             return None
@@ -569,11 +602,15 @@ class IndexStore:
             lengths = array("I", zstandard.ZstdDecompressor().decompress(state["lengths"]))
             tokens = _load_slices(state["tokens"])
             refs_items = _load_slices(state["refs"])
-            postings = _unpack_postings(state["postings"])
+            postings = _unpack_postings(state["postings"], self.path.parent)
             packed_trigrams = state["trigrams"]
             if not isinstance(packed_trigrams, list):
                 raise ValueError("trigrams are not slices")
         except (ValueError, EOFError, TypeError, KeyError, zstandard.ZstdError):
+            return None
+        except OSError as exc:
+            if isinstance(exc, FileNotFoundError):
+                raise
             return None
         if columns.count and (columns.count - int(columns.alive.sum())) / columns.count > MAX_DEAD_SHARE:
             return None
@@ -618,15 +655,19 @@ def _load_slices(slices: list[bytes]) -> list:
 # counts are mostly 0 and 1 and the ids ascend, so a block shrinks about ninefold), and a block is only
 # decompressed when a term inside it is first looked up: a one-query process touches a few blocks of hundreds.
 POSTINGS_BLOCK = 65536
+POSTINGS_SUFFIX = ".postings-"  # <database name>.postings-<snapshot>: the blocks of one snapshot, end to end
 _ZSTD_FAST = zstandard.ZstdCompressor(level=1)
 
 
 def _pack_postings(index: SearchIndex) -> dict:
     """All posting lists as blocks of consecutive tokens, each block four columns (document ids as uint32,
     title / summary / body counts as uint16) compressed together, plus where each token's list starts."""
-    lengths = array("I", (len(a) for a in index.post_docs))
+    lengths = array("I")
     columns = [array("I"), array("H"), array("H"), array("H")]
-    for docs, tfs in zip(index.post_docs, index.post_tfs):
+    for tid in range(len(index.post_docs)):
+        # (peek: a list cut from the loaded snapshot for this is not kept, or a save would hold them all)
+        docs, tfs = peek_posting_list(index.post_docs, tid), peek_posting_list(index.post_tfs, tid)
+        lengths.append(len(docs))
         columns[0].extend(docs)
         for column, values in zip(columns[1:], tfs):
             column.extend(values)
@@ -643,6 +684,32 @@ def _pack_postings(index: SearchIndex) -> dict:
         raw = b"".join(memoryview(c)[p0:p1].tobytes() for c in columns)
         blocks.append(_ZSTD_FAST.compress(raw))
     return {"lengths": _ZSTD_FAST.compress(lengths.tobytes()), "block_tokens": bounds, "blocks": blocks}
+
+
+def _write_blocks(path: Path, blocks: list[bytes]) -> bytes:
+    """Write the blocks end to end (complete before the name appears); returns where each starts and the end."""
+    offsets = np.zeros(len(blocks) + 1, dtype=np.int64)
+    np.cumsum([len(b) for b in blocks], out=offsets[1:])
+    partial = path.with_name(path.name + ".partial")
+    with open(partial, "wb") as out:
+        for block in blocks:
+            out.write(block)
+    os.replace(partial, path)
+    return _ZSTD_FAST.compress(offsets.tobytes())
+
+
+def _mapped_blocks(path: Path, packed_offsets: bytes) -> list[memoryview]:
+    """The blocks of a postings file, as views of its mapping (pages are read when a block is first used)."""
+    offsets = np.frombuffer(zstandard.ZstdDecompressor().decompress(packed_offsets), dtype=np.int64)
+    with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        if len(offsets) == 0 or offsets[-1] != size or (np.diff(offsets) < 0).any():
+            raise ValueError("the postings file does not match its snapshot")
+        if size == 0:
+            return []
+        view = memoryview(mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ))
+    bounds = offsets.tolist()
+    return [view[a:b] for a, b in zip(bounds, bounds[1:])]
 
 
 class LazyPostingLists(list):
@@ -674,12 +741,14 @@ class _PostingBlocks:
 
     CACHED = 4
 
-    def __init__(self, packed: dict) -> None:
+    def __init__(self, packed: dict, folder: Path) -> None:
         self.lengths = np.frombuffer(zstandard.ZstdDecompressor().decompress(packed["lengths"]), dtype=np.uint32)
         self.starts = np.zeros(len(self.lengths) + 1, dtype=np.int64)
         np.cumsum(self.lengths, out=self.starts[1:])
         self.block_tokens = np.asarray(packed["block_tokens"], dtype=np.int64)
-        self.blocks: list[bytes] = packed["blocks"]
+        # Format 9: in a mapped file beside the database; format 8: inside the snapshot.
+        self.blocks: list[Any] = (_mapped_blocks(folder / str(packed["file"]), packed["offsets"])
+                                  if "file" in packed else packed["blocks"])
         if len(self.block_tokens) != len(self.blocks) + 1 or self.block_tokens[-1] != len(self.lengths):
             raise ValueError("postings blocks do not cover the vocabulary")
         self._decoded: dict[int, tuple[np.ndarray, ...]] = {}
@@ -713,8 +782,10 @@ class _PostingBlocks:
         return docs, tuple(columns)  # type: ignore[return-value]
 
 
-def _unpack_postings(packed: dict) -> tuple[list, list]:
-    blocks = _PostingBlocks(packed)
+def _unpack_postings(packed: dict, folder: Path) -> tuple[list, list]:
+    if "file" in packed and (not isinstance(packed["file"], str) or "/" in packed["file"] or "\\" in packed["file"]):
+        raise ValueError("a postings file name that is not a plain name")
+    blocks = _PostingBlocks(packed, folder)
     cut: dict[int, tuple] = {}
 
     def both(i: int) -> tuple:
