@@ -35,10 +35,10 @@ from .rank.context_pack import ContextPack, build_context_pack
 from .rank.keywords import Keyword, extract_keywords, query_keywords
 from .rank.pinning import pin_pack
 from .rank.ranking import Ranking, rank
-from .view import SourceRanking, ViewResult, build_view
 
 if TYPE_CHECKING:
     from .index.preview_content import PreviewData
+    from .view import SourceRanking, ViewResult
 
 BATCH = 200  # files per store transaction
 # Under a time budget the cheap kinds are indexed first: a PDF costs as much as dozens of notes.
@@ -302,9 +302,9 @@ class Workspace:
             self._snapshot_current = True
 
     def _needs_update(self, cand: Candidate) -> bool:
-        doc = self.index.get(cand.rel)
-        if doc is not None:
-            return doc.mtime_ms != cand.mtime_ms or doc.size != cand.size
+        stat = self.index.stat(cand.rel)  # (not the document: a walk would build one per file)
+        if stat is not None:
+            return stat != (cand.mtime_ms, cand.size)
         row = self._rows.get(cand.rel)
         if row is None or row.state == "failed":
             return True
@@ -482,6 +482,10 @@ class Workspace:
         for the relevance list of documents only, is built on that same ranking. With `pins`, hidden documents
         leave every list and pinned ones lead it. `library` folders (label, open folder, its pins) rank beside
         this workspace, each row labelled; without `own` only they are listed (the window's "Library" scope)."""
+        from .view import (  # what the window and the tray show: not a one-shot `rank`
+            SourceRanking,
+            build_view,
+        )
 
         def beside(k: str) -> list[SourceRanking]:
             return [SourceRanking(ws.rank(request, now_ms=now_ms, kind=k, sort=sort), folder_pins, label, ws.root)

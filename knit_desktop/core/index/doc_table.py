@@ -223,6 +223,18 @@ class DocumentTable:
             self._made[i] = doc
         return doc
 
+    def stat(self, i: int) -> tuple[int, int] | None:
+        """(mtime_ms, size) of row `i` without building its document; None when removed."""
+        # (A built document is never changed in place: `SearchIndex.touch` replaces the row.)
+        if i >= self._base or i in self._replaced:
+            doc = self[i]
+            return None if doc is None else (doc.mtime_ms, doc.size)
+        columns = self.columns
+        assert columns is not None
+        if not columns.alive.item(i):
+            return None
+        return columns.mtime.item(i), columns.size.item(i)
+
     def __setitem__(self, i: int, doc: Document | None) -> None:
         if i >= self._base:
             self._added[i - self._base] = doc

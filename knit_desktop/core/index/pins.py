@@ -14,7 +14,6 @@ import hashlib
 import json
 import os
 import re
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -91,6 +90,8 @@ class Pins:
         path.parent.mkdir(parents=True, exist_ok=True)
         text = json.dumps({"root": self.root, "pinned": self.pinned, "hidden": self.hidden}, ensure_ascii=False,
                           indent=1)
+        import tempfile  # only a change of pins writes: `rank` reads them on every call
+
         fd, tmp = tempfile.mkstemp(prefix=".pins-", dir=path.parent)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:

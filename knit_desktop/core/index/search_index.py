@@ -251,6 +251,11 @@ class SearchIndex:
             self.docs[doc_id] = doc  # held as this object from now on, not rebuilt from the columns
             self.version += 1  # modification times feed the pools' time order
 
+    def stat(self, rel: str) -> tuple[int, int] | None:
+        """(mtime_ms, size) of the document at `rel` (what a walk compares), without building the document."""
+        doc_id = self.by_rel.get(rel)
+        return None if doc_id is None else self.docs.stat(doc_id)
+
     def documents(self) -> list[tuple[int, Document]]:
         return [(i, d) for i, d in enumerate(self.docs) if d is not None]
 

@@ -1,0 +1,222 @@
+"""The snapshot's document columns and mapped postings: documents built only when read, touches and removals
+that stick, an older snapshot format that still opens, postings files that come and go with their snapshot."""
+
+import marshal
+import os
+import sqlite3
+from array import array
+
+import numpy as np
+import pytest
+
+from knit_desktop.core.index import store as store_module
+from knit_desktop.core.index.doc_table import MADE_LIMIT, DocumentColumns, DocumentTable
+from knit_desktop.core.index.documents import Document
+from knit_desktop.core.index.store import POSTINGS_SUFFIX, IndexStore, StoredDocument
+from knit_desktop.core.paths import index_db_path
+from knit_desktop.core.workspace import RankInput, Workspace
+
+DAY = 86_400_000
+
+
+@pytest.fixture
+def files(now_ms):
+    out = {
+        f"notes/n{i:02d}.md": (f"# Note {i}\n\nOrbit telemetry batch {i % 3}.\n", now_ms - i * DAY) for i in range(30)
+    }
+    out["docs/cache.md"] = ("# Attachment cache\n\nEviction of the attachment cache.\n\nSee [sync](sync.md).", now_ms)
+    out["docs/sync.md"] = ("# Sync\n\nVector clocks merge edits of the cache.\n", now_ms - DAY)
+    out["shots/orbit.png"] = (b"\x89PNG\r\n\x1a\n", now_ms - 2 * DAY)
+    return out
+
+
+def ranked(ws, query, now_ms, kind="doc", sort="relevance"):
+    return [(r.doc.rel, round(r.raw, 9)) for r in ws.rank(RankInput.from_query(query), now_ms=now_ms, kind=kind,
+                                                          sort=sort).ranked]
+
+
+def postings_files(root):
+    db = index_db_path(str(root.resolve()))
+    return sorted(p.name for p in db.parent.iterdir() if POSTINGS_SUFFIX in p.name)
+
+
+def snapshot_state(root):
+    with sqlite3.connect(index_db_path(str(root.resolve()))) as con:
+        return marshal.loads(con.execute("SELECT data FROM snapshot").fetchone()[0])
+
+
+def test_a_warm_open_builds_documents_only_for_the_rows_read(make_workspace, files, now_ms):
+    root = make_workspace(files)
+    cold = Workspace.open_persistent(str(root))
+    expected = ranked(cold, "orbit telemetry", now_ms)
+    expected_time = ranked(cold, "", now_ms, kind="all", sort="time")
+    cold.close()
+    warm = Workspace.open_persistent(str(root), trust_watcher=True)
+    table = warm.index.docs
+    assert isinstance(table, DocumentTable) and table.columns is not None and not table._made
+    top = warm.rank(RankInput.from_query("orbit telemetry"), now_ms=now_ms).ranked[:3]
+    assert [(r.doc.rel, round(r.raw, 9)) for r in top] == expected[:3]
+    assert len(table._made) == 3  # the rows read, no other
+    assert ranked(warm, "orbit telemetry", now_ms) == expected
+    assert ranked(warm, "", now_ms, kind="all", sort="time") == expected_time
+    doc = warm.index.get("docs/cache.md")
+    assert isinstance(doc, StoredDocument) and doc.title == "Attachment cache" and doc.kind == "md"
+    assert "Eviction" in doc.body  # read back from its file
+    assert list(warm.graph().outgoing_of("docs/cache.md")) == ["docs/sync.md"]
+
+
+def test_a_touch_sticks_when_the_built_document_is_let_go(make_workspace, files, now_ms):
+    root = make_workspace(files)
+    Workspace.open_persistent(str(root)).close()
+    newest = now_ms + DAY
+    os.utime(root / "notes/n29.md", (newest / 1000, newest / 1000))
+    ws = Workspace.open_persistent(str(root))
+    assert ws.last_refresh.touched == 1 and ws.last_refresh.loaded_from == "snapshot"
+    assert ws.index.get("notes/n29.md").mtime_ms == newest
+    ws.index.docs._made.clear()  # what reading MADE_LIMIT other rows does
+    for i in range(MADE_LIMIT + 1):
+        ws.index.docs[i % len(ws.index.docs)]
+    assert ws.index.get("notes/n29.md").mtime_ms == newest
+    assert ws.index.stat("notes/n29.md")[0] == newest
+    assert ranked(ws, "", now_ms, sort="time")[0][0] == "notes/n29.md"  # the pools' time order has it too
+    ws.close()
+    again = Workspace.open_persistent(str(root), trust_watcher=True)
+    assert again.index.get("notes/n29.md").mtime_ms == newest
+
+
+def test_a_removed_document_never_comes_back_from_the_columns(make_workspace, files, now_ms):
+    root = make_workspace(files)
+    Workspace.open_persistent(str(root)).close()
+    (root / "docs/sync.md").unlink()
+    ws = Workspace.open_persistent(str(root))
+    assert ws.last_refresh.removed == 1 and ws.last_refresh.loaded_from == "snapshot"
+    doc_id = ws.index.docs.columns.texts["rel"].all().index("docs/sync.md")
+    assert ws.index.docs.columns.alive[doc_id]  # still a live row of the columns themselves
+    for _ in range(2):
+        assert ws.index.get("docs/sync.md") is None and ws.index.docs[doc_id] is None
+        assert "docs/sync.md" not in ws.index.by_rel and "docs/sync.md" not in ws.statuses
+        assert "docs/sync.md" not in [d.rel for _, d in ws.index.documents()]
+        assert "docs/sync.md" not in ws.index.live_rels()
+        assert ws.index.stat("docs/sync.md") is None
+        assert "docs/sync.md" not in [rel for rel, _ in ranked(ws, "vector clocks cache", now_ms)]
+        assert "docs/sync.md" not in [rel for rel, _ in ranked(ws, "", now_ms, kind="all", sort="time")]
+        assert len(ws.index) == len(files) - 1
+        ws.index.docs._made.clear()
+    ws.close()
+    again = Workspace.open_persistent(str(root), trust_watcher=True)
+    assert again.index.get("docs/sync.md") is None and len(again.index) == len(files) - 1
+
+
+def test_a_format_8_snapshot_opens_and_is_saved_again_in_the_current_format(make_workspace, files, now_ms):
+    root = make_workspace(files)
+    ws = Workspace.open_persistent(str(root))
+    expected = ranked(ws, "orbit telemetry", now_ms)
+    expected_fuzzy = ranked(ws, "telemetri orbt", now_ms)
+    # The snapshot as format 8 wrote it: one tuple per document, the postings blocks inside it.
+    docs = [None if d is None else (d.rel, d.kind, d.title, d.summary, d.mtime_ms, d.size, d.truncated,
+                                    d.content_hash, d.page_starts, d.note) for d in ws.index.docs]
+    old = {
+        "format": 8,
+        "docs": store_module._dump_slices(docs),
+        "lengths": store_module._ZSTD_FAST.compress(ws.index.lengths.tobytes()),
+        "tokens": store_module._dump_slices(ws.index.tokens),
+        "postings": store_module._pack_postings(ws.index),
+        "trigrams": store_module._dump_slices(list(ws.index.trigrams.items())),
+        "refs": store_module._dump_slices([(rel, [(r.raw, r.line) for r in refs]) for rel, refs in ws.refs.items()]),
+    }
+    ws.store.db.execute("UPDATE snapshot SET data = ?", (marshal.dumps(old),))
+    ws.close()
+    for path in postings_files(root):
+        os.unlink(index_db_path(str(root.resolve())).parent / path)
+
+    loaded = IndexStore(index_db_path(str(root.resolve())), str(root.resolve())).load_snapshot()
+    assert loaded is not None and loaded[0].snapshot_outdated and len(loaded[0]) == len(files)
+
+    window = Workspace.open_persistent(str(root))  # the open's refresh saves the current format
+    assert ranked(window, "orbit telemetry", now_ms) == expected
+    assert ranked(window, "telemetri orbt", now_ms) == expected_fuzzy
+    assert window.last_refresh.loaded_from == "snapshot" and window.last_refresh.changes == 0
+    state = snapshot_state(root)
+    assert state["format"] == store_module.SNAPSHOT_FORMAT and "blocks" not in state["postings"]
+    assert postings_files(root) == [state["postings"]["file"]]
+    window.close()
+    again = Workspace.open_persistent(str(root), trust_watcher=True)
+    assert not again.index.snapshot_outdated and ranked(again, "orbit telemetry", now_ms) == expected
+
+
+def test_an_unknown_or_older_snapshot_format_is_rebuilt_never_an_error(make_workspace, files, now_ms):
+    root = make_workspace(files)
+    ws = Workspace.open_persistent(str(root))
+    expected = ranked(ws, "orbit telemetry", now_ms)
+    for fmt in (7, store_module.SNAPSHOT_FORMAT + 1):
+        ws.store.db.execute("UPDATE snapshot SET data = ?", (marshal.dumps({"format": fmt, "docs": []}),))
+        again = Workspace.open_persistent(str(root))
+        assert again.last_refresh.loaded_from == "rows" and ranked(again, "orbit telemetry", now_ms) == expected
+        again.close()
+    ws.close()
+
+
+def test_one_postings_file_per_snapshot_and_a_mapped_one_outlives_its_removal(make_workspace, files, now_ms):
+    root = make_workspace(files)
+    expected = ranked(Workspace.open(str(root)), "orbit telemetry", now_ms)  # in memory, nothing saved
+    Workspace.open_persistent(str(root)).close()
+    reader = Workspace.open_persistent(str(root))  # maps the current file
+    [first] = postings_files(root)
+    (root / "notes/added.md").write_text("# Added\n\nOrbit telemetry added later.\n", encoding="utf-8")
+    writer = Workspace.open_persistent(str(root))  # saves a new snapshot: the first file is removed
+    [second] = postings_files(root)
+    assert second != first and writer.index.get("notes/added.md") is not None
+    assert ranked(reader, "orbit telemetry", now_ms) == expected  # read from its mapping of the removed file
+    writer.close()
+    reader.close()
+
+
+def test_a_snapshot_whose_postings_file_is_gone_is_rebuilt_from_the_rows(make_workspace, files, now_ms):
+    root = make_workspace(files)
+    ws = Workspace.open_persistent(str(root))
+    expected = ranked(ws, "orbit telemetry", now_ms)
+    ws.close()
+    folder = index_db_path(str(root.resolve())).parent
+    for name in postings_files(root):
+        (folder / name).unlink()
+    again = Workspace.open_persistent(str(root))
+    assert again.last_refresh.loaded_from == "rows" and ranked(again, "orbit telemetry", now_ms) == expected
+    assert len(postings_files(root)) == 1  # and saved again
+    again.close()
+    for name in postings_files(root):
+        (folder / name).write_bytes(b"short")  # cut short: not a match for its snapshot
+    third = Workspace.open_persistent(str(root))
+    assert third.last_refresh.loaded_from == "rows" and ranked(third, "orbit telemetry", now_ms) == expected
+
+
+def test_columns_keep_every_field_as_it_was():
+    rows = [
+        ("caf\udce9.md", "md", "Café", "A summary", 1_700_000_000_123, 42, False, "ab" * 32, [], ""),
+        None,
+        ("doc.pdf", "pdf", "Paper", "", 5, 9, True, "cd" * 32, [0, 120, 4000], "indexed the first 2 MB"),
+        ("shot.png", "image", "", "", -1, 0, False, "", [], ""),
+    ]
+    columns = DocumentColumns.load(DocumentColumns.of_rows(rows).dump())
+    assert columns.count == 4 and columns.alive.tolist() == [True, False, True, True]
+    assert [columns.values(i) for i in (0, 2, 3)] == [rows[0], rows[2], rows[3]]
+    not_hex = [("a.md", "md", "", "", 0, 0, False, "not-a-hex-digest", [], "")]
+    assert DocumentColumns.load(DocumentColumns.of_rows(not_hex).dump()).values(0) == not_hex[0]
+    # The tie-break order is the one a list of rels gives (a removed row's rel is "")
+    table = DocumentTable(columns, lambda values: Document(*values[:6], body="", truncated=values[6],
+                                                           content_hash=values[7], page_starts=values[8],
+                                                           note=values[9]))
+    rels = ["caf\udce9.md", "", "doc.pdf", "shot.png"]
+    expected = np.empty(4, dtype=np.int64)
+    expected[sorted(range(4), key=rels.__getitem__)] = np.arange(4)
+    assert table.rel_rank().tolist() == expected.tolist() and table.rels() == rels
+    assert table[1] is None and table[2].page_starts == [0, 120, 4000] and table.live_count() == 3
+    table.append(Document("b.md", "md", "B", "", 7, 1))
+    assert table.rels()[-1] == "b.md" and table.mtimes().tolist() == [1_700_000_000_123, 0, 5, -1, 7]
+    assert table.of_kinds(frozenset({"md"})).tolist() == [True, False, False, False, True]
+
+
+def test_damaged_columns_are_refused():
+    state = DocumentColumns.of_rows([("a.md", "md", "A", "", 0, 0, False, "", [], "")]).dump()
+    state["mtime"] = store_module._ZSTD_FAST.compress(array("q", [1, 2]).tobytes())
+    with pytest.raises(ValueError):
+        DocumentColumns.load(state)
