@@ -7,6 +7,7 @@ import json
 import os
 import sys
 import time
+from typing import TYPE_CHECKING
 
 from ..core.dsh.conversation import (
     MAX_MESSAGES_BYTES,
@@ -15,13 +16,15 @@ from ..core.dsh.conversation import (
     load_messages,
     messages_from_json,
 )
-from ..core.dsh.sessions import SessionLog, discover, dsh_home, find_session, sessions_root
 from ..core.index.boundary import UnsafeWorkspace, check_workspace
 from ..core.text.tokens import escape_controls
 from ..core.workspace import RankInput, Workspace, has_persistent_index
 from ..demo import prepare_demo_workspace
 from ..resources import demo_conversation
 from .parser import UsageError
+
+if TYPE_CHECKING:
+    from ..core.dsh.sessions import SessionLog
 
 
 def read_messages(source: str) -> list[Message]:
@@ -36,6 +39,9 @@ def read_messages(source: str) -> list[Message]:
 
 
 def session_log(args: argparse.Namespace) -> SessionLog:
+    # Imported here: only a command reading a DSH session needs the log reader (and the settings it loads).
+    from ..core.dsh.sessions import discover, dsh_home, find_session, sessions_root
+
     logs = discover(dsh_home(args.dsh_home))
     log = find_session(logs, args.session)
     if log is None:
