@@ -12,6 +12,7 @@ import pytest
 from knit_desktop.core.index import store as store_module
 from knit_desktop.core.index.doc_table import MADE_LIMIT, DocumentColumns, DocumentTable
 from knit_desktop.core.index.documents import Document
+from knit_desktop.core.index.search_index import VOCAB_SEARCHES
 from knit_desktop.core.index.store import POSTINGS_SUFFIX, IndexStore, StoredDocument
 from knit_desktop.core.paths import index_db_path
 from knit_desktop.core.workspace import RankInput, Workspace
@@ -165,7 +166,7 @@ def test_one_postings_file_per_snapshot_and_a_mapped_one_outlives_its_removal(ma
     (root / "notes/added.md").write_text("# Added\n\nOrbit telemetry added later.\n", encoding="utf-8")
     writer = Workspace.open_persistent(str(root))  # saves a new snapshot: the first file is removed
     [second] = postings_files(root)
-    assert second != first and writer.index.get("notes/added.md") is not None
+    assert second != first and ranked(writer, "added later", now_ms)[0][0] == "notes/added.md"
     assert ranked(reader, "orbit telemetry", now_ms) == expected  # read from its mapping of the removed file
     writer.close()
     reader.close()
@@ -220,3 +221,17 @@ def test_damaged_columns_are_refused():
     state["mtime"] = store_module._ZSTD_FAST.compress(array("q", [1, 2]).tobytes())
     with pytest.raises(ValueError):
         DocumentColumns.load(state)
+
+
+def test_a_loaded_vocabulary_is_searched_until_the_dictionary_pays(make_workspace, files):
+    root = make_workspace(files)
+    Workspace.open_persistent(str(root)).close()
+    index = Workspace.open_persistent(str(root)).index
+    assert index._vocab is None  # (a walk that finds nothing changed looks no token up)
+    tokens = list(index.tokens)
+    assert [index.token_id(token) for token in tokens] == list(range(len(tokens)))
+    assert index.token_id("zzz") is None and index.token_id("") is None and index.token_id("\uffff") is None
+    assert index._vocab is None
+    for _ in range(VOCAB_SEARCHES):
+        index.token_id("orbit")
+    assert index._vocab is not None and [index.token_id(token) for token in tokens] == list(range(len(tokens)))

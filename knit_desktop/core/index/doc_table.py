@@ -33,13 +33,25 @@ _ZSTD = zstandard.ZstdCompressor(level=1)
 
 class TextColumn:
     """Strings as one UTF-8 buffer (lone surrogates kept: a file name that is not UTF-8 is stored escaped) and
-    the offset where each starts."""
+    the offset where each starts. A column read from a snapshot stays compressed until a value is first read:
+    a one-shot query reads titles of ten rows, and most columns of a server are never read whole."""
 
-    __slots__ = ("blob", "starts")
+    __slots__ = ("_blob", "_packed", "starts")
 
-    def __init__(self, blob: bytes, starts: np.ndarray) -> None:
-        self.blob = blob
+    def __init__(self, blob: bytes | None, starts: np.ndarray, packed: bytes = b"") -> None:
+        self._blob = blob
+        self._packed = packed  # the zstd frame of the buffer, while it is not decompressed
         self.starts = starts
+
+    @property
+    def blob(self) -> bytes:
+        if self._blob is None:
+            self._blob = zstandard.ZstdDecompressor().decompress(self._packed)
+            self._packed = b""
+        return self._blob
+
+    def packed(self) -> bytes:
+        return self._packed if self._blob is None else _ZSTD.compress(self._blob)
 
     @classmethod
     def of(cls, values: list[str]) -> TextColumn:
@@ -142,7 +154,7 @@ class DocumentColumns:
         z = _ZSTD.compress
         return {
             "count": self.count,
-            "texts": {name: (z(col.blob), z(col.starts.astype(np.int64).tobytes())) for name, col in self.texts.items()},
+            "texts": {name: (col.packed(), z(col.starts.astype(np.int64).tobytes())) for name, col in self.texts.items()},
             "hashes_hex": self.hashes_hex,
             "kinds": self.kinds,
             "kind": z(self.kind.tobytes()),
@@ -168,12 +180,13 @@ class DocumentColumns:
 
         texts = {}
         for name in TEXT_FIELDS:
-            blob, starts = state["texts"][name]
+            packed, starts = state["texts"][name]
             offsets = column(starts, np.int64, n + 1)
-            blob = unz(blob)
-            if offsets[-1] != len(blob) or (n and (np.diff(offsets) < 0).any()):
+            # (Decompressed on first read; the frame says its size, which must be where the last value ends.)
+            size = zstandard.frame_content_size(packed)
+            if offsets[-1] != size or (n and (np.diff(offsets) < 0).any()):
                 raise ValueError("a text column does not match its buffer")
-            texts[name] = TextColumn(blob, offsets.astype(np.uint32) if len(blob) < 2**32 else offsets)
+            texts[name] = TextColumn(None, offsets.astype(np.uint32) if size < 2**32 else offsets, bytes(packed))
         kinds = list(state["kinds"])
         kind = column(state["kind"], np.uint8)
         if n and int(kind.max()) >= len(kinds):

@@ -12,8 +12,9 @@ arrays per query term, which is what lets a 10,000-document ranking take millise
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_left
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +25,9 @@ from ..text.tokens import LATIN_DOC_RUN, cjk_grams, is_cjk_char, latin_token_cou
 from .doc_table import DocumentTable
 from .documents import DOC_KINDS, MEDIA_KINDS, Document
 
+# A snapshot's vocabulary is looked up by binary search over its saved sort order until this many lookups, then
+# the dictionary is built (a one-shot query makes tens; the build of that dictionary was a third of its open).
+VOCAB_SEARCHES = 512
 TF_MAX = 65535  # per field and vocabulary entry; ranking caps tf at 20 anyway
 POOL_KINDS = {"doc": frozenset(DOC_KINDS), "media": frozenset(MEDIA_KINDS), "all": frozenset(DOC_KINDS + MEDIA_KINDS)}
 TERM_CACHE_LIMIT = 512
@@ -145,7 +149,9 @@ class SearchIndex:
         # document (100,000 tuples of three ints held 15 MB; this holds 1.2 MB and loads as one buffer).
         self.lengths = array("I")
         self._by_rel: dict[str, int] | None = None if docs is not None and len(docs) else {}
-        self.vocab: dict[str, int] = {}
+        self._vocab: dict[str, int] | None = {}
+        self._token_order: Sequence[int] | None = None  # token ids by token, while the dictionary is not built
+        self._searches = 0
         self.tokens: list[str] = []
         self.post_docs: list[array] = []  # uint32 document ids, ascending
         self.post_tfs: list[tuple[array, array, array]] = []  # uint16 counts in title, summary, body
@@ -171,6 +177,33 @@ class SearchIndex:
             live = self.docs.live()
             self._by_rel = {rel: i for i, rel in enumerate(self.docs.rels()) if live[i]}
         return self._by_rel
+
+    @property
+    def vocab(self) -> dict[str, int]:
+        """Token id by token."""
+        if self._vocab is None:
+            self._vocab = {token: tid for tid, token in enumerate(self.tokens)}
+            self._token_order = None
+        return self._vocab
+
+    @vocab.setter
+    def vocab(self, value: dict[str, int]) -> None:
+        self._vocab, self._token_order = value, None
+
+    def defer_vocab(self, token_order: Sequence[int]) -> None:
+        """Look tokens up in `token_order` (every token id, sorted by token) until the dictionary pays."""
+        if len(token_order) != len(self.tokens):
+            raise ValueError("the token order does not cover the vocabulary")
+        self._vocab, self._token_order, self._searches = None, token_order, 0
+
+    def token_id(self, token: str) -> int | None:
+        order = self._token_order
+        if self._vocab is None and order is not None and self._searches < VOCAB_SEARCHES:
+            self._searches += 1
+            tokens = self.tokens
+            at = bisect_left(order, token, key=tokens.__getitem__)
+            return order[at] if at < len(order) and tokens[order[at]] == token else None
+        return self.vocab.get(token)
 
     @property
     def trigrams(self) -> dict[str, list[int]]:
@@ -301,7 +334,7 @@ class SearchIndex:
 
     def resolve(self, term: str) -> list[tuple[int, int]]:
         """The vocabulary entry of a match key (a list of at most one (token id, multiplicity) pair)."""
-        tid = self.vocab.get(term)
+        tid = self.token_id(term)
         return [] if tid is None else [(tid, 1)]
 
     def postings(self, term: str) -> TermPostings:

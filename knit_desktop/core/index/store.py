@@ -530,6 +530,9 @@ class IndexStore:
             "documents": DocumentColumns.of_rows(index.docs.row_values()).dump(),
             "lengths": _ZSTD_FAST.compress(index.lengths.tobytes()),
             "tokens": _dump_slices(index.tokens),
+            # Token ids by token: a start looks its few query terms up without building the dictionary.
+            "token_order": _ZSTD_FAST.compress(
+                array("I", sorted(range(len(index.tokens)), key=index.tokens.__getitem__)).tobytes()),
             "postings": postings,
             "trigrams": packed_trigrams if packed_trigrams is not None else _dump_slices(list(index.trigrams.items())),
             "refs": _dump_slices([(rel, [(r.raw, r.line) for r in items]) for rel, items in refs.items()]),
@@ -623,7 +626,16 @@ class IndexStore:
         index = SearchIndex(DocumentTable(columns, build))
         index.lengths = lengths
         index.tokens = tokens
-        index.vocab = {token: tid for tid, token in enumerate(tokens)}
+        if "token_order" in state:
+            try:
+                order = array("I", zstandard.ZstdDecompressor().decompress(state["token_order"]))
+                if len(order) and int(np.frombuffer(order, dtype=np.uint32).max()) >= len(tokens):
+                    raise ValueError("a token id out of range")
+                index.defer_vocab(order)
+            except (ValueError, TypeError, zstandard.ZstdError):
+                return None
+        else:  # format 8
+            index.vocab = {token: tid for tid, token in enumerate(tokens)}
         index.post_docs, index.post_tfs = postings
         index.defer_trigrams(lambda: _trigrams_of(packed_trigrams), packed_trigrams)
         index.snapshot_outdated = state["format"] != SNAPSHOT_FORMAT
