@@ -235,3 +235,24 @@ def test_a_loaded_vocabulary_is_searched_until_the_dictionary_pays(make_workspac
     for _ in range(VOCAB_SEARCHES):
         index.token_id("orbit")
     assert index._vocab is not None and [index.token_id(token) for token in tokens] == list(range(len(tokens)))
+
+
+def test_postings_saved_in_many_blocks_read_back_the_same(make_workspace, files, now_ms, monkeypatch):
+    root = make_workspace(files)
+    expected = ranked(Workspace.open(str(root)), "orbit telemetry cache", now_ms)
+    monkeypatch.setattr(store_module, "POSTINGS_BLOCK", 7)  # a block every few tokens
+    Workspace.open_persistent(str(root)).close()
+    assert len(snapshot_state(root)["postings"]["block_tokens"]) > 10
+    warm = Workspace.open_persistent(str(root))
+    assert warm.last_refresh.loaded_from == "snapshot"
+    assert ranked(warm, "orbit telemetry cache", now_ms) == expected
+    built = Workspace.open(str(root)).index  # in memory: every list as it was added
+
+    def lists(index, token):
+        p = index.postings(token)
+        return sorted((index.docs[int(d)].rel, *map(int, p.tfs[:, i])) for i, d in enumerate(p.ids)
+                      if index.docs[int(d)] is not None)
+
+    assert sorted(warm.index.tokens) == sorted(built.tokens)
+    for token in warm.index.tokens:  # every list cut from its block is the one the index was built with
+        assert lists(warm.index, token) == lists(built, token)
