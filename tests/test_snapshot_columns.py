@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from knit_desktop.core.index import store as store_module
-from knit_desktop.core.index.doc_table import MADE_LIMIT, DocumentColumns, DocumentTable
+from knit_desktop.core.index.doc_table import MADE_LIMIT, DocumentColumns, DocumentTable, compressed
 from knit_desktop.core.index.documents import Document
 from knit_desktop.core.index.search_index import VOCAB_SEARCHES
 from knit_desktop.core.index.store import POSTINGS_SUFFIX, IndexStore, StoredDocument
@@ -119,7 +119,7 @@ def test_a_format_8_snapshot_opens_and_is_saved_again_in_the_current_format(make
     old = {
         "format": 8,
         "docs": store_module._dump_slices(docs),
-        "lengths": store_module._ZSTD_FAST.compress(ws.index.lengths.tobytes()),
+        "lengths": compressed(ws.index.lengths.tobytes()),
         "tokens": store_module._dump_slices(ws.index.tokens),
         "postings": store_module._pack_postings(ws.index),
         "trigrams": store_module._dump_slices(list(ws.index.trigrams.items())),
@@ -218,7 +218,7 @@ def test_columns_keep_every_field_as_it_was():
 
 def test_damaged_columns_are_refused():
     state = DocumentColumns.of_rows([("a.md", "md", "A", "", 0, 0, False, "", [], "")]).dump()
-    state["mtime"] = store_module._ZSTD_FAST.compress(array("q", [1, 2]).tobytes())
+    state["mtime"] = compressed(array("q", [1, 2]).tobytes())
     with pytest.raises(ValueError):
         DocumentColumns.load(state)
 
@@ -242,7 +242,7 @@ def test_postings_saved_in_many_blocks_read_back_the_same(make_workspace, files,
     expected = ranked(Workspace.open(str(root)), "orbit telemetry cache", now_ms)
     monkeypatch.setattr(store_module, "POSTINGS_BLOCK", 7)  # a block every few tokens
     Workspace.open_persistent(str(root)).close()
-    assert len(snapshot_state(root)["postings"]["block_tokens"]) > 10
+    assert len(snapshot_state(root)["postings"]["block_tokens"]) > 5
     warm = Workspace.open_persistent(str(root))
     assert warm.last_refresh.loaded_from == "snapshot"
     assert ranked(warm, "orbit telemetry cache", now_ms) == expected
@@ -256,3 +256,40 @@ def test_postings_saved_in_many_blocks_read_back_the_same(make_workspace, files,
     assert sorted(warm.index.tokens) == sorted(built.tokens)
     for token in warm.index.tokens:  # every list cut from its block is the one the index was built with
         assert lists(warm.index, token) == lists(built, token)
+
+
+@pytest.mark.parametrize("hashes", ["hex", "text"])
+def test_a_table_saved_as_columns_keeps_its_rows_whatever_changed(hashes):
+    digest = (lambda i: f"{i:064x}") if hashes == "hex" else (lambda i: f"hash-{i}")
+    rows = [(f"d/{i:03d}.md", "md" if i % 3 else "pdf", f"Title {i}", f"Summary {i}", 1000 + i, i, i % 5 == 0,
+             digest(i), [0, i] if i % 3 == 0 else [], "" if i % 7 else "a note") for i in range(60)]
+    rows[10] = None
+    built = []
+
+    def build(values):
+        doc = Document(*values[:6], body="", truncated=values[6], content_hash=values[7],
+                       page_starts=values[8], note=values[9])
+        built.append(doc)
+        return doc
+
+    table = DocumentTable(DocumentColumns.of_rows(rows), build)
+    unchanged = DocumentColumns.of_table(table)
+    assert [unchanged.values(i) for i in range(60) if rows[i]] == [r for r in rows if r]
+    touched = table[4]
+    touched.mtime_ms, touched.size = 99_999, 7
+    table[4] = touched  # what SearchIndex.touch does
+    table[20] = None  # removed
+    table[30] = Document("d/030.md", "image", "Now an image", "", 5, 6, content_hash=digest(999), page_starts=[3])
+    table.append(Document("a/first.md", "html", "Added", "", 8, 9, content_hash=digest(1000)))
+    table.append(None)
+    table.append(Document("z/last.md", "md", "Added too", "s", 10, 11, truncated=True, note="n"))
+    merged = DocumentColumns.load(DocumentColumns.of_table(table).dump())
+    expected = DocumentColumns.of_rows(table.row_values())
+    assert merged.count == expected.count == 63
+    assert merged.alive.tolist() == expected.alive.tolist()
+    assert [merged.values(i) for i in range(63) if merged.alive[i]] == \
+        [expected.values(i) for i in range(63) if expected.alive[i]]
+    reopened = DocumentTable(merged, build)
+    assert reopened.rel_rank()[reopened.live()].tolist() == table.rel_rank()[table.live()].tolist()
+    assert reopened.rels() == table.rels() and reopened.mtimes().tolist() == table.mtimes().tolist()
+    assert reopened.of_kinds(frozenset({"image", "html"})).tolist() == table.of_kinds(frozenset({"image", "html"})).tolist()

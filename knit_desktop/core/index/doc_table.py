@@ -31,6 +31,12 @@ _NO_PAGES: list[int] = []  # every document without pages shares it: page starts
 _ZSTD = zstandard.ZstdCompressor(level=1)
 
 
+def compressed(data: bytes) -> bytes:
+    """zstd (fast level) of `data`, in a bytes object of its own size: python-zstandard returns one allocated for
+    the worst case (the input's size and more), so a kept compressed block held as much memory as the raw one."""
+    return bytes(memoryview(_ZSTD.compress(data)))
+
+
 class TextColumn:
     """Strings as one UTF-8 buffer (lone surrogates kept: a file name that is not UTF-8 is stored escaped) and
     the offset where each starts. A column read from a snapshot stays compressed until a value is first read:
@@ -50,8 +56,33 @@ class TextColumn:
             self._packed = b""
         return self._blob
 
+    def buffer(self) -> bytes:
+        """The buffer, without keeping it decompressed when it is not already."""
+        return self._blob if self._blob is not None else zstandard.ZstdDecompressor().decompress(self._packed)
+
+    def merged(self, count: int, values: dict[int, bytes]) -> TextColumn:
+        """This column extended to `count` values with `values` (row -> encoded value) in place of its own."""
+        base = len(self)
+        if count == base and not values:
+            return self
+        lengths = np.zeros(count, dtype=np.int64)
+        lengths[:base] = np.diff(self.starts.astype(np.int64))
+        for i, value in values.items():
+            lengths[i] = len(value)
+        starts = np.zeros(count + 1, dtype=np.int64)
+        np.cumsum(lengths, out=starts[1:])
+        blob, own = memoryview(self.buffer()), self.starts
+        pieces: list[bytes | memoryview] = []
+        previous = 0
+        for i in sorted(i for i in values if i < base):  # runs of this column's values between the new ones
+            pieces += [blob[int(own[previous]) : int(own[i])], values[i]]
+            previous = i + 1
+        pieces.append(blob[int(own[previous]) : int(own[base])])
+        pieces += [values[i] for i in range(base, count)]
+        return TextColumn(b"".join(pieces), starts.astype(np.uint32) if starts[-1] < 2**32 else starts)
+
     def packed(self) -> bytes:
-        return self._packed if self._blob is None else _ZSTD.compress(self._blob)
+        return self._packed if self._blob is None else compressed(self._blob)
 
     @classmethod
     def of(cls, values: list[str]) -> TextColumn:
@@ -140,6 +171,59 @@ class DocumentColumns:
             order,
         )
 
+    @classmethod
+    def of_table(cls, table: DocumentTable) -> DocumentColumns:
+        """A table's rows as columns, for saving: the rows still in its columns are carried over as they are (no
+        document is built, no value decoded); the rows held as objects are written in."""
+        base = table.columns
+        held = dict(table._objects())
+        rows = {i: None if d is None else _values_of(d) for i, d in held.items()}
+        if base is None or (base.hashes_hex and not all(v is None or not v[7] or _is_hex_digest(v[7])
+                                                       for v in rows.values())):
+            return cls.of_rows(table.row_values())
+        n, added = len(table), len(table) > base.count
+
+        def encoded(field: int) -> dict[int, bytes]:
+            return {i: b"" if v is None else str(v[field]).encode("utf-8", "surrogatepass") for i, v in rows.items()}
+
+        hashes = {i: b"" if v is None else bytes.fromhex(v[7]) if base.hashes_hex else v[7].encode("utf-8", "surrogatepass")
+                  for i, v in rows.items()}
+        texts = {"rel": base.texts["rel"].merged(n, encoded(0)), "title": base.texts["title"].merged(n, encoded(2)),
+                 "summary": base.texts["summary"].merged(n, encoded(3)),
+                 "content_hash": base.texts["content_hash"].merged(n, hashes), "note": base.texts["note"].merged(n, encoded(9))}
+        kinds = list(base.kinds)
+        for v in rows.values():
+            if v is not None and v[1] not in kinds:
+                kinds.append(v[1])
+        if len(kinds) > 255:
+            return cls.of_rows(table.row_values())
+        code = {kind: c for c, kind in enumerate(kinds)}
+
+        def column(own: np.ndarray, dtype: type, field: int) -> np.ndarray:
+            out: np.ndarray = np.zeros(n, dtype=dtype)
+            out[: base.count] = own
+            for i, v in rows.items():
+                out[i] = 0 if v is None else code[v[1]] if field == 1 else v[field]
+            return out
+
+        alive = np.zeros(n, dtype=bool)
+        alive[: base.count] = base.alive
+        pages = dict(base.pages)
+        for i, v in rows.items():
+            alive[i] = v is not None
+            pages.pop(i, None)
+            if v is not None and v[8]:
+                pages[i] = list(v[8])
+        if added:
+            rels = texts["rel"].all()
+            for dead in np.flatnonzero(~alive).tolist():
+                rels[dead] = ""
+            order = np.array(sorted(range(n), key=rels.__getitem__), dtype=np.int64)
+        else:
+            order = base.rel_order  # (a removed or replaced row keeps every live row's place)
+        return cls(texts, base.hashes_hex, kinds, column(base.kind, np.uint8, 1), column(base.mtime, np.int64, 4),
+                   column(base.size, np.int64, 5), column(base.truncated, np.bool_, 6), alive, pages, order)
+
     def values(self, i: int) -> RowValues:
         texts = self.texts
         digest = texts["content_hash"].raw(i).hex() if self.hashes_hex else texts["content_hash"][i]
@@ -151,7 +235,7 @@ class DocumentColumns:
 
     def dump(self) -> dict:
         """Bytes only (each buffer compressed on its own), for marshal."""
-        z = _ZSTD.compress
+        z = compressed
         return {
             "count": self.count,
             "texts": {name: (col.packed(), z(col.starts.astype(np.int64).tobytes())) for name, col in self.texts.items()},
@@ -197,6 +281,10 @@ class DocumentColumns:
         return cls(texts, bool(state["hashes_hex"]), kinds, kind, column(state["mtime"], np.int64),
                    column(state["size"], np.int64), column(state["truncated"], np.bool_),
                    column(state["alive"], np.bool_), pages, column(state["rel_order"], np.int64))
+
+
+def _values_of(d: Document) -> RowValues:
+    return (d.rel, d.kind, d.title, d.summary, d.mtime_ms, d.size, d.truncated, d.content_hash, d.page_starts, d.note)
 
 
 class DocumentTable:
@@ -333,6 +421,5 @@ class DocumentTable:
                 out.append(columns.values(i) if columns.alive[i] else None)
                 continue
             d = self[i]
-            out.append(None if d is None else (d.rel, d.kind, d.title, d.summary, d.mtime_ms, d.size, d.truncated,
-                                               d.content_hash, d.page_starts, d.note))
+            out.append(None if d is None else _values_of(d))
         return out

@@ -35,7 +35,7 @@ import numpy as np
 import zstandard
 
 from .boundary import OutsideWorkspace, os_path
-from .doc_table import DocumentColumns, DocumentTable, RowValues
+from .doc_table import DocumentColumns, DocumentTable, RowValues, compressed
 from .documents import TRUNCATED_NOTE, Document, SkipFile, decode_text, read_indexed_bytes
 from .links import Ref
 from .scan import FileStatus
@@ -527,11 +527,11 @@ class IndexStore:
         blocks: list[bytes] = postings.pop("blocks")
         state = {
             "format": SNAPSHOT_FORMAT,
-            "documents": DocumentColumns.of_rows(index.docs.row_values()).dump(),
-            "lengths": _ZSTD_FAST.compress(index.lengths.tobytes()),
+            "documents": DocumentColumns.of_table(index.docs).dump(),
+            "lengths": compressed(index.lengths.tobytes()),
             "tokens": _dump_slices(index.tokens),
             # Token ids by token: a start looks its few query terms up without building the dictionary.
-            "token_order": _ZSTD_FAST.compress(
+            "token_order": compressed(
                 array("I", sorted(range(len(index.tokens)), key=index.tokens.__getitem__)).tobytes()),
             "postings": postings,
             "trigrams": packed_trigrams if packed_trigrams is not None else _dump_slices(list(index.trigrams.items())),
@@ -652,7 +652,7 @@ def _trigrams_of(packed: list[bytes]) -> dict[str, list[int]]:
 
 
 def _dump_slices(items: list) -> list[bytes]:
-    return [_ZSTD_FAST.compress(marshal.dumps(items[i : i + SNAPSHOT_SLICE]))
+    return [compressed(marshal.dumps(items[i : i + SNAPSHOT_SLICE]))
             for i in range(0, len(items), SNAPSHOT_SLICE)]
 
 
@@ -668,7 +668,6 @@ def _load_slices(slices: list[bytes]) -> list:
 # decompressed when a term inside it is first looked up: a one-query process touches a few blocks of hundreds.
 POSTINGS_BLOCK = 65536
 POSTINGS_SUFFIX = ".postings-"  # <database name>.postings-<snapshot>: the blocks of one snapshot, end to end
-_ZSTD_FAST = zstandard.ZstdCompressor(level=1)
 
 
 def _pack_postings(index: SearchIndex) -> dict:
@@ -686,7 +685,7 @@ def _pack_postings(index: SearchIndex) -> dict:
     block = columns()
     for tid in range(len(index.post_docs)):
         if len(block[0]) >= POSTINGS_BLOCK:
-            blocks.append(_ZSTD_FAST.compress(b"".join(c.tobytes() for c in block)))
+            blocks.append(compressed(b"".join(c.tobytes() for c in block)))
             bounds.append(tid)
             block = columns()
         # (peek: a list cut from the loaded snapshot for this is not kept, or a save would hold them all)
@@ -695,9 +694,9 @@ def _pack_postings(index: SearchIndex) -> dict:
         block[0].extend(docs)
         for column, values in zip(block[1:], tfs):
             column.extend(values)
-    blocks.append(_ZSTD_FAST.compress(b"".join(c.tobytes() for c in block)))
+    blocks.append(compressed(b"".join(c.tobytes() for c in block)))
     bounds.append(len(index.post_docs))
-    return {"lengths": _ZSTD_FAST.compress(lengths.tobytes()), "block_tokens": bounds, "blocks": blocks}
+    return {"lengths": compressed(lengths.tobytes()), "block_tokens": bounds, "blocks": blocks}
 
 
 def _write_blocks(path: Path, blocks: list[bytes]) -> bytes:
@@ -709,7 +708,7 @@ def _write_blocks(path: Path, blocks: list[bytes]) -> bytes:
         for block in blocks:
             out.write(block)
     os.replace(partial, path)
-    return _ZSTD_FAST.compress(offsets.tobytes())
+    return compressed(offsets.tobytes())
 
 
 def _mapped_blocks(path: Path, packed_offsets: bytes) -> list[memoryview]:
