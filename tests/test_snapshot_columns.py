@@ -10,7 +10,13 @@ import numpy as np
 import pytest
 
 from knit_desktop.core.index import store as store_module
-from knit_desktop.core.index.doc_table import MADE_LIMIT, DocumentColumns, DocumentTable, compressed
+from knit_desktop.core.index.doc_table import (
+    MADE_LIMIT,
+    TEXT_CHUNK,
+    DocumentColumns,
+    DocumentTable,
+    compressed,
+)
 from knit_desktop.core.index.documents import Document
 from knit_desktop.core.index.search_index import VOCAB_SEARCHES
 from knit_desktop.core.index.store import POSTINGS_SUFFIX, IndexStore, StoredDocument
@@ -293,3 +299,13 @@ def test_a_table_saved_as_columns_keeps_its_rows_whatever_changed(hashes):
     assert reopened.rel_rank()[reopened.live()].tolist() == table.rel_rank()[table.live()].tolist()
     assert reopened.rels() == table.rels() and reopened.mtimes().tolist() == table.mtimes().tolist()
     assert reopened.of_kinds(frozenset({"image", "html"})).tolist() == table.of_kinds(frozenset({"image", "html"})).tolist()
+
+
+@pytest.mark.parametrize("count", [0, 1, TEXT_CHUNK, 2 * TEXT_CHUNK + 5])
+def test_text_columns_in_pieces_read_back_every_value(count):
+    rows = [(f"dir/{i}-é.md", "md", f"标题 {i}" * (i % 4), "", i, i, False, "", [], "") for i in range(count)]
+    columns = DocumentColumns.load(DocumentColumns.of_rows(rows).dump())
+    assert len(columns.texts["rel"]._chunks) == max(1, -(-count // TEXT_CHUNK))
+    for i in (list(range(count))[::97] + [count - 1] if count else []):
+        assert columns.values(i) == rows[i]
+    assert columns.texts["title"].all() == [r[2] for r in rows]
