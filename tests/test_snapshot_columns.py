@@ -8,6 +8,7 @@ from array import array
 
 import numpy as np
 import pytest
+import zstandard
 
 from knit_desktop.core.index import store as store_module
 from knit_desktop.core.index.doc_table import (
@@ -309,3 +310,27 @@ def test_text_columns_in_pieces_read_back_every_value(count):
     for i in (list(range(count))[::97] + [count - 1] if count else []):
         assert columns.values(i) == rows[i]
     assert columns.texts["title"].all() == [r[2] for r in rows]
+
+
+def test_a_save_writes_the_unchanged_blocks_again_as_they_were(make_workspace, files, now_ms, monkeypatch):
+    monkeypatch.setattr(store_module, "POSTINGS_BLOCK", 7)
+    root = make_workspace(files)
+    Workspace.open_persistent(str(root)).close()
+    folder = index_db_path(str(root.resolve())).parent
+
+    def blocks():
+        state = snapshot_state(root)["postings"]
+        data = (folder / state["file"]).read_bytes()
+        offsets = np.frombuffer(zstandard.ZstdDecompressor().decompress(state["offsets"]), dtype=np.int64).tolist()
+        return {data[a:b] for a, b in zip(offsets, offsets[1:])}
+
+    first = blocks()
+    (root / "notes/zeta.md").write_text("# Zeta\n\nA new word: zeppelin, and orbit again.\n", encoding="utf-8")
+    (root / "docs/sync.md").unlink()
+    Workspace.open_persistent(str(root)).close()  # loads the snapshot, adds and removes, saves
+    second = blocks()
+    assert first & second and second - first  # some blocks carried over untouched, some written anew
+    again = Workspace.open_persistent(str(root), trust_watcher=True)
+    built = Workspace.open(str(root))
+    for query in ("orbit telemetry", "zeppelin", "vector clocks cache", "attachment"):
+        assert ranked(again, query, now_ms) == ranked(built, query, now_ms)

@@ -670,23 +670,51 @@ POSTINGS_BLOCK = 65536
 POSTINGS_SUFFIX = ".postings-"  # <database name>.postings-<snapshot>: the blocks of one snapshot, end to end
 
 
+def _reusable_blocks(index: SearchIndex) -> dict[int, tuple[int, Any]]:
+    """The loaded snapshot's blocks no posting list of which has changed since: first token -> (end, block)."""
+    docs, tfs = index.post_docs, index.post_tfs
+    if not isinstance(docs, LazyPostingLists) or not isinstance(tfs, LazyPostingLists) or docs.source is None:
+        return {}
+    source = docs.source
+    bounds = source.block_tokens.tolist()
+    return {t0: (t1, source.blocks[b]) for b, (t0, t1) in enumerate(zip(bounds, bounds[1:]))
+            if t1 > t0 and docs.untouched(t0, t1) and tfs.untouched(t0, t1)}
+
+
 def _pack_postings(index: SearchIndex) -> dict:
     """All posting lists as blocks of consecutive tokens, each block four columns (document ids as uint32,
     title / summary / body counts as uint16) compressed together, plus where each token's list starts. A block
     ends at the first token boundary past POSTINGS_BLOCK entries, and is compressed as soon as it is complete:
-    a save holds one block uncompressed, not every posting (126 MB at 100,000 files)."""
+    a save holds one block uncompressed, not every posting (126 MB at 100,000 files). A block of the loaded
+    snapshot whose lists did not change is written again as it is, without being decompressed."""
     lengths = array("I")
     bounds = [0]
     blocks: list[bytes] = []
+    reusable = _reusable_blocks(index)
 
     def columns() -> list[array]:
         return [array("I"), array("H"), array("H"), array("H")]
 
+    def close(block: list[array], end: int) -> None:
+        blocks.append(compressed(b"".join(c.tobytes() for c in block)))
+        bounds.append(end)
+
     block = columns()
-    for tid in range(len(index.post_docs)):
+    tid, count = 0, len(index.post_docs)
+    while tid < count:
+        if tid in reusable:
+            if len(block[0]) or bounds[-1] != tid:
+                close(block, tid)
+                block = columns()
+            end, packed = reusable[tid]
+            source = index.post_docs.source  # type: ignore[attr-defined]
+            lengths.extend(source.lengths[tid:end].tolist())
+            blocks.append(bytes(packed))
+            bounds.append(end)
+            tid = end
+            continue
         if len(block[0]) >= POSTINGS_BLOCK:
-            blocks.append(compressed(b"".join(c.tobytes() for c in block)))
-            bounds.append(tid)
+            close(block, tid)
             block = columns()
         # (peek: a list cut from the loaded snapshot for this is not kept, or a save would hold them all)
         docs, tfs = peek_posting_list(index.post_docs, tid), peek_posting_list(index.post_tfs, tid)
@@ -694,8 +722,9 @@ def _pack_postings(index: SearchIndex) -> dict:
         block[0].extend(docs)
         for column, values in zip(block[1:], tfs):
             column.extend(values)
-    blocks.append(compressed(b"".join(c.tobytes() for c in block)))
-    bounds.append(len(index.post_docs))
+        tid += 1
+    if len(block[0]) or bounds[-1] != count or not blocks:
+        close(block, count)
     return {"lengths": compressed(lengths.tobytes()), "block_tokens": bounds, "blocks": blocks}
 
 
@@ -729,9 +758,14 @@ class LazyPostingLists(list):
     """Per-token posting arrays cut from the snapshot's blocks on first use; most tokens are never queried
     in a session, so a warm start neither decompresses nor builds the ~100k small arrays up front."""
 
-    def __init__(self, count: int, build: Callable[[int], object]) -> None:
+    def __init__(self, count: int, build: Callable[[int], object], source: _PostingBlocks | None = None) -> None:
         super().__init__([None] * count)
         self._build = build
+        self.source = source  # the blocks the lists are cut from
+
+    def untouched(self, lo: int, hi: int) -> bool:
+        """Whether no list of tokens lo..hi-1 was kept (only a kept list can have had documents added)."""
+        return all(value is None for value in super().__getitem__(slice(lo, hi)))
 
     def __getitem__(self, i: Any) -> Any:
         value = super().__getitem__(i)
@@ -808,6 +842,6 @@ def _unpack_postings(packed: dict, folder: Path) -> tuple[list, list]:
             pair = cut[i] = blocks.cut(i)
         return pair
 
-    docs = LazyPostingLists(len(blocks.lengths), lambda i: both(i)[0])
-    tfs = LazyPostingLists(len(blocks.lengths), lambda i: both(i)[1])
+    docs = LazyPostingLists(len(blocks.lengths), lambda i: both(i)[0], blocks)
+    tfs = LazyPostingLists(len(blocks.lengths), lambda i: both(i)[1], blocks)
     return docs, tfs
