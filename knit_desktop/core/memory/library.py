@@ -29,6 +29,9 @@ COMMENT = re.compile(r"^\s*<!--.*-->\s*$")
 CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 LATIN_WORD = re.compile(r"[A-Za-z0-9_]+")
 MEMORY_SUFFIXES = (".md", ".markdown")
+LEAD_BOLD = re.compile(r"^\*\*([^*]+?)\*\*\s*[:：]?$")
+LEAD_MAX_CHARS = 60  # a lead-in is a short line; a long one ending with a colon is a sentence of its own
+LEAD_GAP = 4  # lines between a lead-in and its list or table (a blank line, a table's header and separator)
 BLOCK_LINES = 12  # a `###` block of prose gathers paragraphs up to this many lines; past it they stand alone
 MAX_MEMORY_BYTES = 4_000_000  # a memory file larger than this is skipped with a reason, never read whole
 
@@ -96,10 +99,17 @@ class Entry:
     # A block of several paragraphs (a `###` block, prose after a `---`) keeps where each one is: (first line,
     # last line, index of its first line in `text`), so search can find the paragraph that answers inside it.
     parts: list[tuple[int, int, int]] = field(default_factory=list)
+    lead: bool = False  # its first line is a lead-in ("**B 层：受控回放测试**", "Key components:") that opened it
+    lead_in: str = ""  # the lead-in the list or table it belongs to stands under (context, like `heading`)
 
     @property
     def tokens(self) -> int:
         return estimate_tokens(self.text)
+
+    @property
+    def opened_by_heading(self) -> bool:
+        """Whether its first line is a heading (a `###` line or a lead-in) rather than its own content."""
+        return self.lead or self.text.startswith("#")
 
     def extend(self, n: int, line: str) -> None:
         """Line `n` continues this entry (and its last paragraph)."""
@@ -287,7 +297,50 @@ def _entries(lines: list[str], first: int) -> list[Entry]:
             continue
         prose(n, stripped, "paragraph")
     close()
-    return entries
+    return _attach_lead_ins(entries)
+
+
+def _lead_in(entry: Entry) -> str | None:
+    """The text of a one-line paragraph that introduces what follows it rather than saying something itself: a line
+    that is bold as a whole (`**B 层：受控回放测试**`, `**Decisions:**`) or a short line ending with a colon
+    (`Key components:`, `已完成：`). None for anything else."""
+    if entry.style != "paragraph" or entry.start != entry.end or entry.opened_by_heading:
+        return None
+    text = entry.text.strip()
+    bold = LEAD_BOLD.match(text)
+    if bold:
+        return bold.group(1).strip().rstrip(":：").strip()
+    if text.endswith((":", "：")) and len(text) <= LEAD_MAX_CHARS and not text.startswith(("*", "_", ">", "|")):
+        return text[:-1].strip()
+    return None
+
+
+def _attach_lead_ins(entries: list[Entry]) -> list[Entry]:
+    """A lead-in line followed by a list or a table is that list's heading, as a `###` line would be: it opens the
+    first item (a hit holds the items, never the bare line) and stays the context of the items after it."""
+    out: list[Entry] = []
+    k = 0
+    while k < len(entries):
+        entry = entries[k]
+        lead = _lead_in(entry)
+        follower = entries[k + 1] if k + 1 < len(entries) else None
+        if (lead is None or follower is None or follower.style not in ("list", "numbered", "table")
+                or follower.opened_by_heading or follower.start - entry.end > LEAD_GAP):
+            out.append(entry)
+            k += 1
+            continue
+        first = Entry(entry.start, follower.end, entry.text + "\n" + follower.text, follower.style, follower.number,
+                      follower.heading, lead=True)
+        out.append(first)
+        k += 2
+        previous = follower
+        while k < len(entries) and entries[k].style == follower.style and entries[k].heading == follower.heading \
+                and entries[k].start - previous.end <= 2 and not entries[k].opened_by_heading:
+            previous = entries[k]
+            previous.lead_in = lead
+            out.append(previous)
+            k += 1
+    return out
 
 
 def _front_matter(lines: list[str]) -> int:

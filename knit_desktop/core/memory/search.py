@@ -61,6 +61,7 @@ TOPIC_SCALE = 1.0 / (W_LIBRARY_TAG + W_CHAPTER_TAG + W_PARENT + W_HEADING)  # al
 W_LOOSE_HEADING, W_LOOSE_HEADING_STATUS, W_LOOSE_LIBRARY = 0.5, 1.0, 0.3
 HEADING_LINE_WEIGHT = 0.5
 CHAPTER_FIELD_WEIGHT, HEADING_FIELD_WEIGHT = 0.3, 0.2  # an entry's chapter title and `###` heading, as fields
+NAMED_TERM_FACTOR = 0.5  # a query word that names the entry's (untagged) library, counted in its body
 COORDINATION = 0.4  # an entry holding all of the query's words counts fully, one holding a few a bit less
 STATUS_FACTOR = 1.4  # an entry that says how far something got, when the question asks exactly that
 RECENCY_FACTOR = 0.3  # the latest status in a log (its position in the file) gains up to this much more
@@ -274,7 +275,7 @@ def _entry_terms(entry: Entry) -> Counter:
     if cached is None or cached[0] != entry.text:
         text = entry.text
         bag: Counter = Counter()
-        if text.startswith("#"):
+        if entry.opened_by_heading:
             first, _, text = text.partition("\n")
             for term, count in Counter(terms(first)).items():
                 bag[term] += count * HEADING_LINE_WEIGHT  # type: ignore[assignment]  # a weighted, float count
@@ -330,10 +331,11 @@ def _with_context(candidate: _Candidate) -> Counter:
     bag = _entry_terms(candidate.entry)
     title = "" if candidate.chapter.implicit else candidate.chapter.title
     heading = candidate.entry.heading if not candidate.entry.text.startswith("#") else ""
-    if not title and not heading:
+    lead_in = candidate.entry.lead_in
+    if not title and not heading and not lead_in:
         return bag
     bag = bag.copy()
-    for weight, words in ((CHAPTER_FIELD_WEIGHT, title), (HEADING_FIELD_WEIGHT, heading)):
+    for weight, words in ((CHAPTER_FIELD_WEIGHT, title), (HEADING_FIELD_WEIGHT, heading), (HEADING_FIELD_WEIGHT, lead_in)):
         for term, count in _title_terms(words).items():
             bag[term] += weight * count  # type: ignore[assignment]  # a weighted, float count
     return bag
@@ -402,23 +404,35 @@ def _bm25(candidates: list[_Candidate], q: set[str], order: tuple[str, ...] = ()
                 found += (weights[a] + weights[b]) / 2
         return found
 
-    def score(bag: Counter, length: float, text: str) -> tuple[float, float]:
+    def score(bag: Counter, length: float, text: str, named: frozenset[str]) -> tuple[float, float]:
         value = held = 0.0
         for term, idf in weights.items():
             tf = sum(bag[t] for t in matched_by[term] if t in bag)
             if tf:
-                value += idf * tf * (BM25_K1 + 1) / (tf + BM25_K1 * (1 - BM25_B + BM25_B * length / avgdl))
-                held += idf
+                share = NAMED_TERM_FACTOR if term in named else 1.0
+                value += share * idf * tf * (BM25_K1 + 1) / (tf + BM25_K1 * (1 - BM25_B + BM25_B * length / avgdl))
+                held += share * idf
         if value and pairs:
             value += PHRASE_WEIGHT * phrases(text)
         return value, (held / total if total else 0.0)
 
+    # A query word that names an untagged library (its file name or H1: "P2-M1" in `p2-m1_user_acceptance.md`)
+    # picks the file, which the library dimension rewards; inside that file it tells no entry from another, so it
+    # counts for less in the file's entries than the words that do.
+    named_in: dict[int, frozenset[str]] = {}
+    for candidate in candidates:
+        library = candidate.library
+        if id(library) not in named_in:
+            words = _library_units(library) if not library.tagged else set()
+            named_in[id(library)] = frozenset(t for t in weights if words and _matches(t, words))
+
     out = []
     for candidate, bag, length in zip(candidates, bags, lengths):
-        best = (*score(bag, length, candidate.entry.text), candidate.entry)
+        named = named_in[id(candidate.library)]
+        best = (*score(bag, length, candidate.entry.text, named), candidate.entry)
         if best[0] > 0:
             for k, (part, part_bag) in enumerate(_part_terms(candidate.entry)):
-                value, held = score(part_bag, sum(part_bag.values()), part.text)
+                value, held = score(part_bag, sum(part_bag.values()), part.text, named)
                 if value * (1 - COORDINATION + COORDINATION * held) > best[0] * (1 - COORDINATION + COORDINATION * best[1]):
                     # The first paragraph carries the block's heading, which speaks for the whole block: the
                     # answer stays the block (a heading's words often name what the code below it shows).
