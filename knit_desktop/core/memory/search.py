@@ -57,8 +57,9 @@ DEFAULT_HITS = 3
 
 BM25_K1, BM25_B = 1.2, 0.75
 TOPIC_SCALE = 1.0 / (W_LIBRARY_TAG + W_CHAPTER_TAG + W_PARENT + W_HEADING)  # all dimensions together: × 2
-# Untagged libraries: the heading (chapter title and `###`) and the library's own name (file name, H1).
-W_LOOSE_HEADING, W_LOOSE_HEADING_STATUS, W_LOOSE_LIBRARY = 0.5, 1.0, 0.3
+# Untagged libraries: the heading (chapter title and `###`) and the library's own name (file name, H1), each by the
+# share of the query's words it holds — a file named after one word of a long question is no answer to all of it.
+W_LOOSE_HEADING, W_LOOSE_HEADING_STATUS, W_LOOSE_LIBRARY = 0.5, 1.0, 0.8
 HEADING_LINE_WEIGHT = 0.5
 CHAPTER_FIELD_WEIGHT, HEADING_FIELD_WEIGHT = 0.3, 0.2  # an entry's chapter title and `###` heading, as fields
 NAMED_TERM_FACTOR = 0.5  # a query word that names the entry's (untagged) library, counted in its body
@@ -97,6 +98,9 @@ CJK_STOP_BIGRAMS = frozenset({"什么", "怎么", "哪里", "哪个", "如何", 
 YES_NO = re.compile(r"(吗|没有|了没|没)\s*(?:[？?]\s*)?$|^\s*(is|are|was|were|has|have|did|does|do)\b|\byet\b", re.IGNORECASE)
 WORD = re.compile(r"[A-Za-z0-9_]+(?:[.:\-/][A-Za-z0-9_]+)*")
 PART = re.compile(r"[A-Za-z0-9]+")
+# A word and the number after it name one thing ("Week 10", "Phase 4", "Task #19", "Step 3.2"): the pair is a term
+# of its own, so "Week 10 plan" is answered by week 10, not by any week that mentions a plan.
+NUMBERED_NAME = re.compile(r"\b([A-Za-z]{2,})(?:[ \t]+#?|[ \t]*#)(\d+(?:\.\d+)*)\b")
 CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 DATE = re.compile(r"\b(?:19|20)\d\d[-/.]\d{1,2}[-/.]\d{1,2}\b|\d{4}年|\d{1,2}月\d{1,2}日|"
                   r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* \d{1,2}\b", re.IGNORECASE)
@@ -171,6 +175,10 @@ def terms(text: str) -> list[str]:
             term = _latin(part)
             if term:
                 out.append(term)
+    for word, number in NUMBERED_NAME.findall(text):
+        name = _latin(word)
+        if name:
+            out.append(f"{name} {number}")
     return out
 
 
@@ -442,7 +450,8 @@ def _bm25(candidates: list[_Candidate], q: set[str], order: tuple[str, ...] = ()
 
 
 def _boost(query: str, q: set[str], candidate: _Candidate, asks_status: bool) -> float:
-    """How much the seed's dimensions lift an entry that holds some of the query's words (× 1 to × 2)."""
+    """How much the seed's dimensions lift an entry that holds some of the query's words (× 1 to × 2.8 for an
+    untagged library whose title and name hold every word of the query)."""
     library, chapter = candidate.library, candidate.chapter
     if library.tagged:
         return 1 + TOPIC_SCALE * candidate.topic
@@ -451,7 +460,7 @@ def _boost(query: str, q: set[str], candidate: _Candidate, asks_status: bool) ->
     if len(q) == 1 and not asks_status:
         heading *= SHORT_QUERY_FACTOR  # one word in a title is weak evidence, unless it names what a status is about
     library_words = _library_units(library)
-    named = 1.0 if any(_matches(u, library_words) for u in q) else 0.0
+    named = coverage(q, library_words)
     return 1 + (W_LOOSE_HEADING_STATUS if asks_status else W_LOOSE_HEADING) * heading + W_LOOSE_LIBRARY * named
 
 
