@@ -81,7 +81,7 @@ CLOSED_WORDS = ("已完成", "已结束", "完结", "已结项", "已关闭", "�
                 "搞定", "上线", "done", "finished", "closed", "complete", "completed", "merged", "passed", "pass",
                 "archived", "fixed", "resolved", "shipped", "released", "works", "✅", "[x]", "☑")
 # Words that say an entry describes where something stands now, open or closed.
-STATE_WORDS = ("当前", "目前", "现在", "截至", "状态", "进度", "做到", "status", "currently", "as of", "so far")
+STATE_WORDS = ("当前", "目前", "现在", "现状", "截至", "状态", "进度", "做到", "status", "currently", "as of", "so far")
 # What a status question says about itself rather than about its topic: kept out of the topic terms.
 QUESTION_PHRASES = ("做到哪一步了", "做到哪一步", "做到哪了", "做到哪", "到哪一步了", "到哪一步", "到哪了", "哪一步",
                     "怎么样了", "进行中还是已完成", "还是已完成", "完成了吗", "实现了吗", "关闭了吗", "做完了吗",
