@@ -95,6 +95,8 @@ STOP_WORDS = frozenset(
 CJK_STOP = frozenset("的了吗呢吧啊是在有和与及或这那哪我你他她它们都也就还又很把被让给对从为以而但")
 CJK_STOP_BIGRAMS = frozenset({"什么", "怎么", "哪里", "哪个", "如何", "为什", "么样", "一下", "我们", "你们",
                               "他们", "这个", "那个", "是不", "不是", "之前", "以后", "的时", "时候", "在哪"})
+CJK_QUESTION_WORDS = re.compile("为什么|什么样|什么|为何|哪些|哪个|哪里|哪儿|哪天|怎么样|怎么|怎样|如何|是否|是不是|多少|几个")
+VERSION_QUESTION = re.compile(r"哪个版本|什么版本|哪一版|\b(?:which|what) version\b", re.IGNORECASE)
 YES_NO = re.compile(r"(吗|没有|了没|没)\s*(?:[？?]\s*)?$|^\s*(is|are|was|were|has|have|did|does|do)\b|\byet\b", re.IGNORECASE)
 WORD = re.compile(r"[A-Za-z0-9_]+(?:[.:\-/][A-Za-z0-9_]+)*")
 PART = re.compile(r"[A-Za-z0-9]+")
@@ -315,6 +317,11 @@ def _query_terms(query: str) -> tuple[set[str], str]:
     if status_intent(query):
         for phrase in QUESTION_PHRASES:
             text = re.sub(re.escape(phrase), " ", text, flags=re.IGNORECASE)
+    # A Chinese question word is the question's form, not its topic, and its characters would pair with the words
+    # around it into bigrams no answer holds ("有哪些用例" -> "些用", "是什么用例" -> "是什", "么用").
+    # Asking which version is the question's form too: the answer shape (a version number) is what it looks for,
+    # and an entry that says "版本" or "version" without the thing asked about is no answer.
+    text = CJK_QUESTION_WORDS.sub(" ", VERSION_QUESTION.sub(" ", text))
     q = units(text)
     return (q or units(query)), text
 
