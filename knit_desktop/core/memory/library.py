@@ -324,8 +324,8 @@ def _attach_lead_ins(entries: list[Entry]) -> list[Entry]:
         entry = entries[k]
         lead = _lead_in(entry)
         follower = entries[k + 1] if k + 1 < len(entries) else None
-        if (lead is None or follower is None or follower.style not in ("list", "numbered", "table")
-                or follower.opened_by_heading or follower.start - entry.end > LEAD_GAP):
+        if (lead is None or follower is None or follower.opened_by_heading or follower.start - entry.end > LEAD_GAP
+                or follower.style == "paragraph" and _lead_in(follower) is not None):
             out.append(entry)
             k += 1
             continue
@@ -334,7 +334,7 @@ def _attach_lead_ins(entries: list[Entry]) -> list[Entry]:
         out.append(first)
         k += 2
         previous = follower
-        while k < len(entries) and entries[k].style == follower.style and entries[k].heading == follower.heading \
+        while follower.style in ("list", "numbered", "table") and k < len(entries) and entries[k].style == follower.style and entries[k].heading == follower.heading \
                 and entries[k].start - previous.end <= 2 and not entries[k].opened_by_heading:
             previous = entries[k]
             previous.lead_in = lead
