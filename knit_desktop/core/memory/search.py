@@ -107,12 +107,13 @@ CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 DATE = re.compile(r"\b(?:19|20)\d\d[-/.]\d{1,2}[-/.]\d{1,2}\b|\d{4}年|\d{1,2}月\d{1,2}日|"
                   r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* \d{1,2}\b", re.IGNORECASE)
 PREFIX_MIN = 4
+INFLECTIONS = frozenset({"s", "es", "d", "ed", "ing"})
 # Two query words standing side by side in an entry (a phrase: "rate limiting", "default gateway") add this share
 # of their IDF once more. Latin words only: CJK bigrams already carry adjacency within a run.
 PHRASE_WEIGHT = 0.3
 # What a question asks for, read from its first words ("when…", "where…", "how many…", "多少", "什么时候", "哪个版本"):
 # an entry that holds the query's words and something of that shape (a date or time, a path or file name, a number,
-# a version) gains ANSWER_FACTOR — "where is libpython3.12.so" is answered by the line that gives a path.
+# a version, a commit hash) gains ANSWER_FACTOR — "where is libpython3.12.so" is answered by the line that gives a path.
 ANSWER_FACTOR = 1.3
 ANSWER_SHAPES = (
     (re.compile(r"^\s*(when|what time|what date|since when)\b|什么时候|何时|哪天|哪一天|几点|日期", re.IGNORECASE),
@@ -124,6 +125,8 @@ ANSWER_SHAPES = (
                 re.IGNORECASE), re.compile(r"\d")),
     (re.compile(r"\b(which|what) version\b|版本号|哪个版本|什么版本|依赖版本", re.IGNORECASE),
      re.compile(r"\d\.\d|\bv\d")),
+    (re.compile(r"\b(which|what) commits?\b|\bcommit (id|hash|sha)\b|哪个提交|哪次提交|提交号", re.IGNORECASE),
+     re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b")),
 )
 TOKEN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+|[A-Za-z0-9]+")
 MONTHS = {m: i + 1 for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split())}
@@ -189,12 +192,32 @@ def units(text: str) -> set[str]:
     return set(terms(text))
 
 
+def _inflected(a: str, b: str) -> bool:
+    """Whether two Latin words are one short word and an inflection of it (`fix` / `fixed`, `end` / `ended`,
+    `run` / `runs`): the stemming keeps words under MIN_STEM letters whole, and prefix matching starts at
+    PREFIX_MIN, so without this a three-letter word would never meet its own past tense."""
+    short, long = (a, b) if len(a) <= len(b) else (b, a)
+    return len(short) >= 3 and long[len(short):] in INFLECTIONS and long.startswith(short)
+
+
+def _same_word(term: str, other: str) -> bool:
+    """Whether a query word and a text's word are the same word: equal, one a prefix of the other (both at least
+    PREFIX_MIN letters), or a short word and its inflection."""
+    if term == other:
+        return True
+    if CJK.match(term) or not term.isalpha() or not other.isalpha():
+        return False
+    if len(term) >= PREFIX_MIN and len(other) >= PREFIX_MIN and (other.startswith(term) or term.startswith(other)):
+        return True
+    return _inflected(term, other)
+
+
 def _matches(unit: str, pool: set[str]) -> bool:
     if unit in pool:
         return True
-    if CJK.match(unit) or len(unit) < PREFIX_MIN or not unit.isalpha():
+    if CJK.match(unit) or len(unit) < 3 or not unit.isalpha():
         return False
-    return any(len(other) >= PREFIX_MIN and (other.startswith(unit) or unit.startswith(other)) for other in pool)
+    return any(_same_word(unit, other) for other in pool)
 
 
 def coverage(query: set[str], text_units: set[str]) -> float:
@@ -397,9 +420,7 @@ def _bm25(candidates: list[_Candidate], q: set[str], order: tuple[str, ...] = ()
     matched_by: dict[str, set[str]] = {}
     total = 0.0
     for term in q:
-        matched = {t for t in vocabulary if t == term or (
-            not CJK.match(term) and term.isalpha() and len(term) >= PREFIX_MIN and len(t) >= PREFIX_MIN
-            and t.isalpha() and (t.startswith(term) or term.startswith(t)))}
+        matched = {t for t in vocabulary if _same_word(term, t)}
         if not matched:
             continue  # a word no entry holds neither helps nor hurts
         df = sum(1 for bag in bags if any(t in bag for t in matched))
