@@ -265,3 +265,39 @@ def test_entries_follow_the_boundaries_people_write(tmp_path):
     assert block.text.startswith("### Bug A") and block.text.endswith("every step.")  # heading with its body
     assert first_step.text == "### Steps\n- one" and bugs.entries[2].heading == "Steps"
     assert bugs.entries[4].text == "A paragraph after the rule.\nIts second paragraph."
+
+
+LEAD_INS = """# Acceptance
+
+## Runs
+**B 层：受控回放测试**
+
+| 用例 | 状态 |
+|------|------|
+| T07 Skill Runtime e2e | |
+| T08 GC-1 | |
+
+Key components:
+- `app.py`: the routes
+- `agent.py`: the summary agent
+
+**验收**：
+```python
+assert len(results) == 5
+```
+
+A sentence that ends with a colon but says something of its own, so it stays a paragraph of its own:
+"""
+
+
+def test_a_lead_in_line_opens_what_it_introduces(tmp_path):
+    # A bold line or a short line ending with a colon introduces the table, list or code under it, as a `###`
+    # heading would: it opens the first item (a hit holds the items) and is the context of the ones after it.
+    runs = parse_library(str(tmp_path / "acceptance.md"), LEAD_INS).chapters[0]
+    spans = [(e.start, e.end, e.style, e.lead) for e in runs.entries]
+    assert spans == [(4, 8, "table", True), (9, 9, "table", False), (11, 12, "list", True),
+                     (13, 13, "list", False), (15, 18, "code", True), (20, 20, "paragraph", False)]
+    first_row, second_row, first_item, second_item = runs.entries[:4]
+    assert first_row.text == "**B 层：受控回放测试**\n| T07 Skill Runtime e2e | |" and first_row.opened_by_heading
+    assert second_row.lead_in == "B 层：受控回放测试" and second_item.lead_in == "Key components"
+    assert first_item.text.startswith("Key components:\n- `app.py`")

@@ -236,3 +236,52 @@ def test_a_question_asking_where_when_or_how_many_prefers_the_entry_that_gives_o
                   "## Dentist\n- dentist check-up due soon, dentist visit booked 牙医\n"
                   "- dentist: 2 visits to go\n- dentist 牙医 on 2026-03-14 at 15:00\n")
     assert answer in search([library], query)[0].entry.text
+
+
+def test_a_lead_in_comes_back_with_the_rows_it_introduces_never_alone():
+    library = lib("# Acceptance\n\n## Runs\n**B 层：受控回放测试**\n\n| 用例 | 状态 |\n|------|------|\n"
+                  "| T07 Skill Runtime e2e | |\n| T08 GC-1 | |\n", name="acceptance.md")
+    hits = search([library], "受控回放测试有哪些用例")
+    assert hits[0].location == "acceptance.md:4-8" and "T07" in hits[0].entry.text
+    assert hits[1].location == "acceptance.md:9-9"  # the next row stands under the lead-in too
+
+
+def test_words_that_name_the_file_pick_the_file_not_the_entry():
+    # "P2-M1" names the file: every entry of it is about P2-M1, so the guide line repeating the name is no better
+    # an answer than the row that holds T04, the word that tells the entries apart.
+    acceptance = lib("# P2-M1 用户验收测试记录\n\n> 对应测试指导：`docs/p2_m1_user_test_guide.md`\n\n## 执行记录\n"
+                     "| 用例 | 状态 |\n|---|---|\n| T03 soul_propose | |\n| T04 soul_rollback | |\n",
+                     name="p2-m1_user_acceptance.md")
+    others = [lib(f"# M{n}\n\n## Gates\n- gate {n}: PASS\n- T0{n} checklist\n", name=f"m{n}-pm.md") for n in (5, 6)]
+    hits = search([acceptance, *others], "P2-M1 验收 T04 是什么用例")
+    assert hits[0].location == "p2-m1_user_acceptance.md:9-9"
+
+
+def test_a_word_and_its_number_name_one_thing():
+    plan = lib("# Plan\n\n## Timeline\n- Week 7: Phase 3 Planning and Architecture\n- Week 9: Templates\n"
+               "- Week 10: Monitoring & Analysis\n", name="plan.md")
+    assert {"week 10", "task 19", "phase 3.2"} <= units("Week 10, Task #19 and Phase 3.2")
+    assert search([plan], "Week 10 plan")[0].location == "plan.md:6-6"
+
+
+def test_question_words_and_short_inflections_are_handled_like_the_question_means():
+    # A three-letter word meets its inflections ("end" / "ended"); "which version" and 哪个版本 ask for a version
+    # (the answer's shape), they are not words the answer has to repeat.
+    log = lib("# Session\n\n## Checklist\n- [x] summary written\n\n*Session ended: 2025-03-25 01:55:00*\n",
+              name="session.md")
+    assert search([log], "when did the session end")[0].location == "session.md:6-6"
+    notes = lib("# 当前场景\n\n**版本**: v1.45.11 已发布，10 个问题已修复\n\n---\n\n"
+                "v46.0 | 2026-02-13 | v1.45.11 修复文件名特殊字符（agentId 冒号）\n", name="context.md")
+    assert search([notes], "agentId 冒号问题是哪个版本修的")[0].location == "context.md:7-7"
+
+
+def test_a_which_commit_question_prefers_the_entry_that_gives_a_hash():
+    log = lib("# Devlog\n\n## 2026-03-18\n- Sync fix: read the target commit from the main worktree, then sync again\n"
+              "- Commits: d711586 (core), c0ab0f7 (sync fix)\n", name="devlog.md")
+    assert search([log], "which commit fixed the sync")[0].location == "devlog.md:5-5"
+
+
+def test_a_status_entry_says_where_it_stands_in_its_own_words():
+    risks = lib("# 风险清单\n\n## R-007 关键路径缺少一键回归脚本\n- **等级**：中\n"
+                "- **现状**：已启动（新增 `scripts/smoke.py`）\n- **影响**：改动后回归成本高\n", name="risks.md")
+    assert search([risks], "一键回归脚本进展到哪一步了")[0].location == "risks.md:5-5"

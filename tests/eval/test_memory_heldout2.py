@@ -27,7 +27,17 @@ import json
 
 import pytest
 
-from .memory_eval import HELDOUT2, baseline, engine, load_cases, load_libraries, memory_files, report, score, totals
+from .memory_eval import (
+    HELDOUT2,
+    baseline,
+    engine,
+    load_cases,
+    load_libraries,
+    memory_files,
+    report,
+    score,
+    totals,
+)
 
 CORPUS, CASES = HELDOUT2
 CATEGORIES = {"exact", "paraphrase", "status", "long_log", "heading_trap", "boundary"}
@@ -62,7 +72,7 @@ def test_memory_search_is_not_behind_bm25_over_entries_on_the_second_held_out_se
     with capsys.disabled():
         print(report(f"memory search, second held-out set ({len(cases)} questions, {len(libraries)} memory files)",
                      mine, base))
-    for category, (n, top1, top3) in mine.items():
+    for category, (_, top1, top3) in mine.items():
         _, base1, base3 = base[category]
         assert top1 >= base1 and top3 >= base3, (category, mine[category], base[category])
     n, top1, top3 = totals(mine)

@@ -7,7 +7,9 @@ A library is one Markdown file. A chapter is a `##` section, optionally tagged w
 `<!-- tags: a, b -->` right under its heading (the same comment under the H1 tags the whole library). Entries are
 the list items, numbered items, table rows, paragraphs and fenced code blocks inside a chapter; a `###` (or deeper)
 heading is never an entry alone: it opens the entry that follows it and stays the context (`Entry.heading`) of the
-entries under it; a `---` rule ends the entry above it; YAML front matter is one entry; comments are not content.
+entries under it; a lead-in line (a line bold as a whole, or a short line ending with a colon) does the same for
+the list, table, code block or paragraph right under it (`Entry.lead_in` for the items after the first); a `---`
+rule ends the entry above it; YAML front matter is one entry; comments are not content.
 Paragraphs between a `---` rule and the next rule or heading stay together the same way (up to BLOCK_LINES).
 Text before the first `##` (a preamble: front matter, a summary, a TL;DR) is an implicit chapter of its own. A file
 without any `##` is split into entries, each standing as its own (implicit) chapter.

@@ -5,20 +5,29 @@ The unit that is scored and returned is the **entry** (a list item, numbered ite
 block, or a `###` block with its body — see `library.py`), with its chapter and library as context:
 
 - **Base**: BM25 over entries (k1 1.2, b 0.75). Text is compared in CJK character bigrams and Latin words with
-  the ranking engine's stemming (`core.keywords.stem`) and prefix matching (`deploy` meets `deployments`);
-  version-like tokens (`M1.2`, `22:26`, `2026-02-24`) also stand whole, so `M1.2` is not `M1.1`.
+  the ranking engine's stemming (`core.keywords.stem`) and prefix matching (`deploy` meets `deployments`; a
+  three-letter word meets its inflections, `fix` / `fixed`); version-like tokens (`M1.2`, `22:26`, `2026-02-24`)
+  also stand whole, so `M1.2` is not `M1.1`, and a word with the number after it (`Week 10`, `Task #19`) is a term
+  of its own. A question's own form is not its topic: Chinese question words (什么, 哪些, 如何…) and "which
+  version" are taken out before the bigrams are made, so they never pair with the words around them.
+- **Words that name the file**: in an untagged library, a query word that its file name or H1 holds ("P2-M1" in
+  `p2-m1_user_acceptance.md`) counts for half (NAMED_TERM_FACTOR) in that file's entries — it picks the file, which
+  the library dimension rewards, and tells none of its entries from another.
 - **Context fields**: an entry's chapter title and the `###` heading it sits under count as low-weight fields of
   the entry (× 0.3 and × 0.2, BM25F-style), so "- [✅] Step 0.1" under "## Phase 0 完成总结" answers a question
   about Phase 0. A block of several paragraphs scores as its best paragraph when that one scores higher alone, and
   the hit is then that paragraph.
 - **Phrases and answer shapes**: two query words standing side by side in an entry add a share of their IDF
   (PHRASE_WEIGHT; Latin words — CJK bigrams carry adjacency already), and a question that asks when, where, how
-  many or which version prefers, among the entries holding its words, those holding a date or time, a path or file
-  name, a number or a version (× ANSWER_FACTOR).
+  many, which version or which commit prefers, among the entries holding its words, those holding a date or time,
+  a path or file name, a number, a version or a commit hash (× ANSWER_FACTOR).
+- **Lead-ins**: the chapter title, the `###` heading and a lead-in line ("**B 层：受控回放测试**", "Key
+  components:") are an entry's context; the line that opened an entry counts at HEADING_LINE_WEIGHT.
 - **Boosts** (multiplying an entry's BM25, so they can lift a good entry but never make one): the seed's
   dimensions (almost-for-ever) — ① library tag, ② chapter tag, ③ parent category, ④ heading coverage (chapter
   title and `###` heading), weighted as the seed weighs them (4 : 3 : 0.5 : 8 × coverage, × 0.45 for a one-word
-  query) and scaled down so that all of them together at most double an entry's score.
+  query) and scaled down so that all of them together at most double an entry's score. In an untagged library the
+  heading and the library's own name lift an entry by the share of the query's words they hold.
 - **Order**: an entry that holds some of the query's words always ranks above one that holds none, however much
   the latter is boosted. Entries holding none come last, and only when their chapter or library matched (the
   first entry of such a chapter stands for it), so a question answered only by a heading still gets an answer.
@@ -26,7 +35,7 @@ block, or a `###` block with its body — see `library.py`), with its chapter an
   the parent category or the heading — matched, which keeps incidental words out); untagged libraries use the
   loose tier (the body may match alone) and take their library "tags" from the file name and H1.
 - **Status intent** ("做到哪一步了", "how far did X get", "done yet", "还在进行吗"): applies to the entry's own
-  words — entries carrying a status (done / open markers, checkboxes, dates) are preferred, the latest of them in
+  words — entries carrying a status (done / open markers, checkboxes, dates, 现状 / 状态 / currently) are preferred, the latest of them in
   an append-only log first; when the question names a state (blocked, pending, 进行中…), entries in that state
   gain and those in the opposite state lose (the seed's × 1.15 / × 0.85).
 
