@@ -12,10 +12,10 @@ Measured when the set was written, then after the entry-boundary and query-handl
     exact             0.75 1.00       0.88 1.00       0.88 0.88
     paraphrase        0.30 0.60       0.30 0.60       0.30 0.50
     status            0.89 0.89       1.00 1.00       0.44 0.67
-    long_log          0.89 0.89       1.00 1.00       0.56 0.78
+    long_log          0.89 0.89       0.89 1.00       0.56 0.78
     heading_trap      1.00 1.00       1.00 1.00       0.88 0.88
     boundary          0.78 1.00       1.00 1.00       0.78 1.00
-    all               0.75 0.89       0.85 0.92       0.62 0.77
+    all               0.75 0.89       0.83 0.92       0.62 0.77
 
 The floors below are what the engine meets with a margin of a question or two, so that a change which costs this set
 more than that fails here rather than passing unnoticed.

@@ -5,11 +5,11 @@ The unit that is scored and returned is the **entry** (a list item, numbered ite
 block, or a `###` block with its body — see `library.py`), with its chapter and library as context:
 
 - **Base**: BM25 over entries (k1 1.2, b 0.75). Text is compared in CJK character bigrams and Latin words with
-  the ranking engine's stemming (`core.keywords.stem`) and prefix matching (`deploy` meets `deployments`; a
-  three-letter word meets its inflections, `fix` / `fixed`); version-like tokens (`M1.2`, `22:26`, `2026-02-24`)
-  also stand whole, so `M1.2` is not `M1.1`, and a word with the number after it (`Week 10`, `Task #19`) is a term
-  of its own. A question's own form is not its topic: Chinese question words (什么, 哪些, 如何…) and "which
-  version" are taken out before the bigrams are made, so they never pair with the words around them.
+  the ranking engine's stemming (`core.keywords.stem`) and prefix matching (`deploy` meets `deployments`);
+  version-like tokens (`M1.2`, `22:26`, `2026-02-24`) also stand whole, so `M1.2` is not `M1.1`, and a word with
+  the number after it (`Week 10`, `Task #19`) is a term of its own. A question's own form is not its topic:
+  Chinese question words (什么, 哪些, 如何…) and "which version" are taken out before the bigrams are made, so they
+  never pair with the words around them.
 - **Words that name the file**: in an untagged library, a query word that its file name or H1 holds ("P2-M1" in
   `p2-m1_user_acceptance.md`) counts for half (NAMED_TERM_FACTOR) in that file's entries — it picks the file, which
   the library dimension rewards, and tells none of its entries from another.
@@ -35,8 +35,8 @@ block, or a `###` block with its body — see `library.py`), with its chapter an
   the parent category or the heading — matched, which keeps incidental words out); untagged libraries use the
   loose tier (the body may match alone) and take their library "tags" from the file name and H1.
 - **Status intent** ("做到哪一步了", "how far did X get", "done yet", "还在进行吗"): applies to the entry's own
-  words — entries carrying a status (done / open markers, checkboxes, dates, 现状 / 状态 / currently) are preferred, the latest of them in
-  an append-only log first; when the question names a state (blocked, pending, 进行中…), entries in that state
+  words — entries carrying a status (done / open markers, checkboxes, dates, 现状 / 状态 / currently) are
+  preferred, the latest of them in an append-only log first; when the question names a state (blocked, pending, 进行中…), entries in that state
   gain and those in the opposite state lose (the seed's × 1.15 / × 0.85).
 
 `score_chapter` keeps the seed's six dimensions at chapter level (it is what the boosts and the strict tier read).
@@ -116,7 +116,6 @@ CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 DATE = re.compile(r"\b(?:19|20)\d\d[-/.]\d{1,2}[-/.]\d{1,2}\b|\d{4}年|\d{1,2}月\d{1,2}日|"
                   r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* \d{1,2}\b", re.IGNORECASE)
 PREFIX_MIN = 4
-INFLECTIONS = frozenset({"s", "es", "d", "ed", "ing"})
 # Two query words standing side by side in an entry (a phrase: "rate limiting", "default gateway") add this share
 # of their IDF once more. Latin words only: CJK bigrams already carry adjacency within a run.
 PHRASE_WEIGHT = 0.3
@@ -201,32 +200,12 @@ def units(text: str) -> set[str]:
     return set(terms(text))
 
 
-def _inflected(a: str, b: str) -> bool:
-    """Whether two Latin words are one short word and an inflection of it (`fix` / `fixed`, `end` / `ended`,
-    `run` / `runs`): the stemming keeps words under MIN_STEM letters whole, and prefix matching starts at
-    PREFIX_MIN, so without this a three-letter word would never meet its own past tense."""
-    short, long = (a, b) if len(a) <= len(b) else (b, a)
-    return len(short) >= 3 and long[len(short):] in INFLECTIONS and long.startswith(short)
-
-
-def _same_word(term: str, other: str) -> bool:
-    """Whether a query word and a text's word are the same word: equal, one a prefix of the other (both at least
-    PREFIX_MIN letters), or a short word and its inflection."""
-    if term == other:
-        return True
-    if CJK.match(term) or not term.isalpha() or not other.isalpha():
-        return False
-    if len(term) >= PREFIX_MIN and len(other) >= PREFIX_MIN and (other.startswith(term) or term.startswith(other)):
-        return True
-    return _inflected(term, other)
-
-
 def _matches(unit: str, pool: set[str]) -> bool:
     if unit in pool:
         return True
-    if CJK.match(unit) or len(unit) < 3 or not unit.isalpha():
+    if CJK.match(unit) or len(unit) < PREFIX_MIN or not unit.isalpha():
         return False
-    return any(_same_word(unit, other) for other in pool)
+    return any(len(other) >= PREFIX_MIN and (other.startswith(unit) or unit.startswith(other)) for other in pool)
 
 
 def coverage(query: set[str], text_units: set[str]) -> float:
@@ -429,7 +408,9 @@ def _bm25(candidates: list[_Candidate], q: set[str], order: tuple[str, ...] = ()
     matched_by: dict[str, set[str]] = {}
     total = 0.0
     for term in q:
-        matched = {t for t in vocabulary if _same_word(term, t)}
+        matched = {t for t in vocabulary if t == term or (
+            not CJK.match(term) and term.isalpha() and len(term) >= PREFIX_MIN and len(t) >= PREFIX_MIN
+            and t.isalpha() and (t.startswith(term) or term.startswith(t)))}
         if not matched:
             continue  # a word no entry holds neither helps nor hurts
         df = sum(1 for bag in bags if any(t in bag for t in matched))
