@@ -301,3 +301,10 @@ def test_a_lead_in_line_opens_what_it_introduces(tmp_path):
     assert first_row.text == "**B 层：受控回放测试**\n| T07 Skill Runtime e2e | |" and first_row.opened_by_heading
     assert second_row.lead_in == "B 层：受控回放测试" and second_item.lead_in == "Key components"
     assert first_item.text.startswith("Key components:\n- `app.py`")
+
+
+def test_a_list_under_a_lead_in_keeps_its_marker(tmp_path):
+    # The first item carries the lead-in line that opened it; the marker is read from the item, not from that line.
+    path = write(tmp_path / "memory" / "notes.md", "# Notes\n\n## Decisions\n**Agreed:**\n* ship on Fridays\n")
+    start, _ = append_entry(str(path), "Decisions", "no deploys on holidays", fingerprint(str(path)), backups(tmp_path))
+    assert path.read_text(encoding="utf-8").splitlines()[start - 1] == "* no deploys on holidays"

@@ -29,7 +29,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ..atomic_write import sync_directory, write_beside
-from .library import LIST_ITEM, MAX_MEMORY_BYTES, NUMBERED_ITEM, Chapter, parse_library
+from .library import LIST_ITEM, MAX_MEMORY_BYTES, NUMBERED_ITEM, Chapter, Entry, parse_library
 from .locking import exclusive_lock
 
 KEEP_BACKUPS = 20  # per memory file
@@ -51,6 +51,12 @@ class ChapterFormat:
     next_number: int = 1
 
 
+def _first_item_line(entry: Entry) -> str:
+    """The item's own first line: not the `###` heading or lead-in line that opened it."""
+    lines = entry.text.splitlines()
+    return lines[1] if entry.opened_by_heading and len(lines) > 1 else lines[0]
+
+
 def detect_format(chapter: Chapter) -> ChapterFormat:
     styles = [e.style for e in chapter.entries]
     if not styles:
@@ -60,11 +66,11 @@ def detect_format(chapter: Chapter) -> ChapterFormat:
     numbered = [e for e in chapter.entries if e.style == "numbered"]
     bullets = [e for e in chapter.entries if e.style == "list"]
     if numbered and len(numbered) >= len(bullets):
-        separator = NUMBERED_ITEM.match(numbered[-1].text.splitlines()[0])
+        separator = NUMBERED_ITEM.match(_first_item_line(numbered[-1]))
         return ChapterFormat("numbered", separator.group(3) if separator else ".",
                              max(e.number for e in numbered) + 1)
     if bullets:
-        marker = LIST_ITEM.match(bullets[-1].text.splitlines()[0])
+        marker = LIST_ITEM.match(_first_item_line(bullets[-1]))
         return ChapterFormat("list", marker.group(2) if marker else "-")
     return ChapterFormat("paragraph")
 
