@@ -13,15 +13,17 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left
-from collections import Counter
-from collections.abc import Callable, Sequence
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from itertools import repeat
+from operator import itemgetter
+from typing import Any, cast
 
 import numpy as np
 
 from ..sized_cache import SizedCache
-from ..text.tokens import LATIN_DOC_RUN, cjk_grams, is_cjk_char, latin_token_count, match_key, run_keys
+from ..text.tokens import field_counts, is_cjk_char, match_key
 from .doc_table import DocumentTable
 from .documents import DOC_KINDS, MEDIA_KINDS, Document
 
@@ -36,18 +38,8 @@ TERM_CACHE_LIMIT = 512
 TERM_CACHE_BYTES = 8 * 1024 * 1024
 
 
-def field_tokens(text: str) -> Counter:
-    """Index keys of one field (original case: camelCase boundaries need it) with their counts."""
-    tokens: Counter = Counter()
-    for run, n in Counter(LATIN_DOC_RUN.findall(text)).items():  # each distinct run split once
-        for key, _ in run_keys(run):
-            tokens[key] += n
-    tokens.update(cjk_grams(text))
-    return tokens
-
-
-def _capped(counts: Counter) -> Counter:
-    """The counts with none above TF_MAX (what a uint16 column holds); almost always the same Counter."""
+def _capped(counts: dict[str, int]) -> dict[str, int]:
+    """The counts with none above TF_MAX (what a uint16 column holds); almost always the same dict."""
     if counts and max(counts.values()) > TF_MAX:
         for token, n in counts.items():
             if n > TF_MAX:
@@ -60,6 +52,37 @@ def field_sources(doc: Document) -> tuple[str, str, str]:
     if doc.is_media:
         return (doc.name, "", "")
     return (doc.title, doc.summary, doc.body)
+
+
+@dataclass(frozen=True, slots=True)
+class TokenStats:
+    """What indexing a document needs from its text: the field lengths and each key with its counts per field
+    (`tokens[i]` occurs `title[i]`, `summary[i]` and `body[i]` times). Computed by `document_stats`, in the
+    indexing process or in a worker process (it pickles small: the text itself is not in it)."""
+
+    lengths: tuple[int, int, int]
+    tokens: list[str]
+    title: array  # uint16 counts, one per token
+    summary: array
+    body: array
+
+
+def document_stats(doc: Document) -> TokenStats:
+    """Cut a document's fields into index keys and count them (the costly half of `SearchIndex.add`)."""
+    (title, title_len), (summary, summary_len), (body, body_len) = (
+        field_counts(t) if t else ({}, 0) for t in field_sources(doc)
+    )
+    title, summary, body = _capped(title), _capped(summary), _capped(body)
+    tokens = list({**title, **summary, **body} if title or summary else body)  # every key once, title's first
+    return TokenStats(
+        (title_len, summary_len, body_len), tokens,
+        *(array("H", map(counts.get, tokens, repeat(0))) if counts else array("H", bytes(2 * len(tokens)))
+          for counts in (title, summary, body)),
+    )
+
+
+_append = array.append
+_consume: Callable[[Iterable[object]], None] = deque[object](maxlen=0).extend  # runs an iterator to its end at C speed, keeping nothing
 
 
 @dataclass(frozen=True)
@@ -223,26 +246,27 @@ class SearchIndex:
 
     def add(self, doc: Document) -> int:
         """Add or replace the document at `doc.rel`; returns its id."""
+        return self.add_counted(doc, document_stats(doc))
+
+    def add_counted(self, doc: Document, stats: TokenStats) -> int:
+        """`add` with the text already cut and counted (`document_stats`, say in a worker process)."""
         if doc.rel in self.by_rel:
             self.remove(doc.rel)
         doc_id = len(self.docs)
         self.docs.append(doc)
         self.by_rel[doc.rel] = doc_id
-        texts = field_sources(doc)
-        self.lengths.extend((latin_token_count(texts[0]), latin_token_count(texts[1]), latin_token_count(texts[2])))
-        title, summary, body = (_capped(field_tokens(t)) if t else {} for t in texts)
-        vocab, post_docs, post_tfs = self.vocab, self.post_docs, self.post_tfs
-        # This loop runs once per distinct word of every document of a build: plain dict lookups, no Counter
-        # default, no per-count min() (counts are capped once per field above).
-        for token in body.keys() | title.keys() | summary.keys() if title or summary else body:
-            tid = vocab.get(token)
-            if tid is None:
-                tid = self._new_token(token)
-            post_docs[tid].append(doc_id)
-            t, s, b = post_tfs[tid]
-            t.append(title.get(token, 0))
-            s.append(summary.get(token, 0))
-            b.append(body.get(token, 0))
+        self.lengths.extend(stats.lengths)
+        tokens = stats.tokens
+        known = list(map(self.vocab.get, tokens))
+        tids = cast(list[int], known)
+        if None in known:
+            tids = [self._new_token(token) if tid is None else tid for tid, token in zip(known, tokens)]
+        # This runs for every distinct word of every document of a build (ten million appends at 100,000
+        # documents): the appends are driven by map() in C, four per posting, with no Python loop per word.
+        _consume(map(_append, map(self.post_docs.__getitem__, tids), repeat(doc_id)))
+        columns = list(map(self.post_tfs.__getitem__, tids))
+        for f, counts in enumerate((stats.title, stats.summary, stats.body)):
+            _consume(map(_append, map(itemgetter(f), columns), counts))
         self.version += 1
         return doc_id
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 import threading
+from collections import Counter
 from collections.abc import Iterator
 from functools import lru_cache
-from operator import add
 
 import Stemmer
 
@@ -23,6 +23,10 @@ WORD_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 # extensions, so a rare character does not split a run in two.
 CJK_CLASS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
 CJK_RUN = re.compile(f"[{CJK_CLASS}]+")
+# Every overlapping pair and triple of CJK characters, found by the regex engine at each position (an empty match
+# with a capturing look-ahead): no Python loop per character or per run.
+CJK_PAIR = re.compile(f"(?=([{CJK_CLASS}]{{2}}))")
+CJK_TRIPLE = re.compile(f"(?=([{CJK_CLASS}]{{3}}))")
 WHITESPACE = re.compile(r"\s+")
 
 
@@ -161,10 +165,32 @@ def latin_words(text: str) -> Iterator[tuple[str, int]]:
             yield key, base + offset
 
 
-def latin_token_count(text: str) -> int:
-    """The length of a text in words: Latin runs plus CJK characters (a character is about a word's worth of
-    meaning, so an English page and its Chinese translation come out about the same length)."""
-    return len(LATIN_DOC_RUN.findall(text)) + sum(len(run) for run in CJK_RUN.findall(text))
+@lru_cache(maxsize=262144)
+def run_key_names(run: str) -> tuple[str, ...]:
+    """The keys of `run_keys` without their offsets: what counting a run's occurrences needs."""
+    return tuple(key for key, _ in run_keys(run))
+
+
+def field_counts(text: str) -> tuple[dict[str, int], int]:
+    """The index keys of one field (original case: camelCase boundaries need it) with their counts, and the
+    field's length in words: Latin runs plus CJK characters (a character is about a word's worth of meaning, so
+    an English page and its Chinese translation come out about the same length).
+
+    One pass of each pattern over the text (the length used to be a second one), each distinct run split once,
+    and the counts summed in a plain dict (a Counter's default was a Python call per new key)."""
+    runs = LATIN_DOC_RUN.findall(text)
+    length = len(runs)
+    counts: dict[str, int] = {}
+    get = counts.get
+    for run, n in Counter(runs).items():
+        for key in run_key_names(run):
+            counts[key] = get(key, 0) + n
+    if not text.isascii():  # checked at C speed; most English text has no CJK run to look for
+        length += sum(map(len, CJK_RUN.findall(text)))
+        # (Grams are CJK, Latin keys ASCII: no key is in both.)
+        counts.update(Counter(CJK_PAIR.findall(text)))
+        counts.update(Counter(CJK_TRIPLE.findall(text)))
+    return counts, length
 
 
 def key_positions(text: str, key: str) -> list[int]:
@@ -231,19 +257,11 @@ def _runs_pattern(runs: tuple[str, ...]) -> re.Pattern:
 
 
 def cjk_grams(text: str) -> list[str]:
-    """Every 2-gram and 3-gram inside each maximal CJK run (the document side of CJK matching)."""
-    grams: list[str] = []
+    """Every 2-gram and 3-gram inside each maximal CJK run (the document side of CJK matching): all the pairs,
+    then all the triples, in text order."""
     if text.isascii():  # checked at C speed; most English text has no CJK run to look for
-        return grams
-    for run in CJK_RUN.findall(text):
-        if len(run) < 2:
-            continue
-        # Pairs and triples of characters joined by map() over shifted copies: no Python loop per character
-        # (gram generation was about a third of a cold build of a partly Chinese workspace).
-        pairs = list(map(add, run[:-1], run[1:]))
-        grams.extend(pairs)
-        grams.extend(map(add, pairs[:-1], run[2:]))
-    return grams
+        return []
+    return CJK_PAIR.findall(text) + CJK_TRIPLE.findall(text)
 
 
 # C0 controls but tab and newline, DEL, C1 controls, and the bidirectional overrides that can make a terminal
