@@ -57,7 +57,7 @@ def test_warm_open_reads_no_document_and_ranks_the_same(make_workspace, files, n
 
     with monkeypatch.context() as patch:
         patch.setattr(documents, "read_indexed_bytes", no_reads)
-        patch.setattr("knit_desktop.core.workspace.read_indexed_bytes", no_reads)
+        patch.setattr("knit_desktop.core.index.preparing.read_indexed_bytes", no_reads)
         patch.setattr("knit_desktop.core.index.store.read_indexed_bytes", no_reads)
         warm = Workspace.open_persistent(str(root))
         assert warm.last_refresh.loaded_from == "snapshot" and warm.last_refresh.changes == 0
@@ -97,7 +97,7 @@ def test_a_touch_without_a_content_change_is_not_re_extracted(make_workspace, fi
     Workspace.open_persistent(str(root)).close()
     os.utime(root / "docs/sync.md", (12345, 12345))
     monkeypatch.setattr(
-        "knit_desktop.core.workspace.extract_document",
+        "knit_desktop.core.index.preparing.extract_document",
         lambda *a, **k: (_ for _ in ()).throw(AssertionError("re-extracted")),
     )
     ws = Workspace.open_persistent(str(root))

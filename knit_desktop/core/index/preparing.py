@@ -1,0 +1,179 @@
+"""The part of indexing one file that needs nothing but the file: read it (within the workspace), extract its
+document, find its links and count its words. Done here in this process, or spread over worker processes for a
+large batch (`prepare_in_processes`); what is prepared either way is applied to the index and the store by the
+workspace, in order.
+
+Worker processes are started with `spawn`, never `fork`: the window indexes from a thread of a Qt process, and a
+forked copy of that would inherit its locks mid-air. They are processes, not threads, because PyMuPDF is not
+thread-safe and tokenising is Python work the GIL would serialise. A worker that dies (PyMuPDF can crash on a
+hostile PDF) costs the file it was reading, never the build: its chunk is read again one file at a time in a
+fresh worker, and the file that brings that worker down too is marked failed with that reason.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections import deque
+from collections.abc import Generator, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+
+from .boundary import OutsideWorkspace
+from .documents import Document, SkipFile, content_hash, extract_document, read_indexed_bytes
+from .links import Ref, extract_refs
+from .scan import FileStatus
+from .search_index import TokenStats, document_stats
+
+TOUCHED = "touched"  # the file's bytes hash as before: only its modification time and size are new
+CRASHED_REASON = "reading it stopped the process that read it (the file may be damaged or hostile)"
+CHUNK_FILES = 128  # files per task sent to a worker: enough to make the round trip cheap, few enough to balance
+CHUNKS_IN_FLIGHT_PER_WORKER = 3  # queued ahead per worker, so none waits; bounded, so memory stays flat
+
+
+@dataclass(frozen=True, slots=True)
+class FileTask:
+    """One file to prepare. `known_hash` is the content hash of its indexed copy ('' for none): a file whose
+    bytes still hash to it is only touched."""
+
+    path: str
+    rel: str
+    kind: str
+    mtime_ms: int
+    size: int
+    known_hash: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """A file ready to index: its document, its links and its counted words."""
+
+    doc: Document
+    refs: list[Ref]
+    stats: TokenStats
+
+
+Outcome = Prepared | FileStatus | str  # str: TOUCHED
+
+
+def failure_reason(exc: BaseException) -> str:
+    """One line saying why a file failed."""
+    text = getattr(exc, "strerror", None) or str(exc) or exc.__class__.__name__
+    return " ".join(text.split())[:300]
+
+
+def failure_status(rel: str, exc: Exception) -> FileStatus:
+    """What an exception met while indexing one file makes of that file's status (the per-file error boundary:
+    whatever goes wrong becomes its status, and the rest of the workspace indexes)."""
+    if isinstance(exc, (SkipFile, OutsideWorkspace)):
+        return FileStatus(rel, "skipped", str(exc))
+    if isinstance(exc, FileNotFoundError):
+        return FileStatus(rel, "failed", "the file disappeared while it was being read")
+    if isinstance(exc, PermissionError):
+        return FileStatus(rel, "failed", "permission denied")
+    if isinstance(exc, MemoryError):
+        return FileStatus(rel, "failed", "not enough memory to read it")
+    return FileStatus(rel, "failed", failure_reason(exc))
+
+
+def prepare_file(task: FileTask, root: str, data: bytes | None = None) -> Outcome:
+    """Read (unless `data` is given), extract, link and count one file of the workspace at `root` (its real
+    path). Never raises for the file's own problems: those come back as its FileStatus."""
+    if data is None and task.known_hash:
+        try:
+            data = read_indexed_bytes(task.path, task.kind, root)
+        except (OSError, OutsideWorkspace):
+            data = None  # extraction below reports the error
+        if data is not None and content_hash(data) == task.known_hash:
+            return TOUCHED
+    try:
+        doc = extract_document(task.path, task.rel, task.kind, task.mtime_ms, task.size, data, root)
+        refs = extract_refs(doc.body) if doc.kind == "md" else []
+        return Prepared(doc, refs, document_stats(doc))
+    except Exception as exc:  # noqa: BLE001 - this file's failure, never the workspace's
+        return failure_status(task.rel, exc)
+
+
+def prepare_files(tasks: Sequence[FileTask], root: str) -> list[Outcome]:
+    """What a worker process runs: `prepare_file` for each of a chunk of files."""
+    return [prepare_file(task, root) for task in tasks]
+
+
+def _ready() -> bool:
+    return True
+
+
+def worker_count() -> int:
+    """Processes to prepare files in: one per core this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+class _Workers:
+    """A pool of spawned worker processes, replaced by a fresh one when a worker dies."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        self.executor: ProcessPoolExecutor | None = None
+
+    def get(self) -> ProcessPoolExecutor:
+        if self.executor is None:
+            self.executor = ProcessPoolExecutor(self.count, mp_context=multiprocessing.get_context("spawn"))
+            # Wait for one worker to answer: a pool that cannot start at all (a broken install) is not a crash
+            # of any file, and must not mark files failed (the caller prepares them in process instead).
+            self.executor.submit(_ready).result()
+        return self.executor
+
+    def discard(self) -> None:
+        if self.executor is not None:
+            # Queued chunks are dropped; a worker in the middle of one finishes it and ends (nothing waits).
+            self.executor.shutdown(wait=False, cancel_futures=True)
+            self.executor = None
+
+
+def prepare_in_processes(tasks: Sequence[FileTask], root: str, workers: int) -> Generator[Outcome, None, None]:
+    """The outcomes of `prepare_file` for `tasks`, in their order, prepared by `workers` spawned processes a chunk
+    at a time (in this process if they cannot start). Closing the iterator early (a time budget spent, indexing
+    cancelled) stops the workers."""
+    chunks = deque(tasks[i : i + CHUNK_FILES] for i in range(0, len(tasks), CHUNK_FILES))
+    pool = _Workers(workers)
+    in_flight: deque[tuple[Sequence[FileTask], Future[list[Outcome]]]] = deque()
+    try:
+        try:
+            pool.get()
+        except (BrokenProcessPool, OSError):
+            # The workers cannot start at all (a broken install, no processes left): not any file's fault, and
+            # nothing of the workspace was read in them yet, so the files are prepared here as without a pool.
+            yield from (prepare_file(task, root) for task in tasks)
+            return
+        while chunks or in_flight:
+            while chunks and len(in_flight) < workers * CHUNKS_IN_FLIGHT_PER_WORKER:
+                chunk = chunks.popleft()
+                in_flight.append((chunk, pool.get().submit(prepare_files, chunk, root)))
+            chunk, future = in_flight.popleft()
+            try:
+                outcomes = future.result()
+            except BrokenProcessPool:
+                # A worker died, and with it every chunk in flight. This one is read again one file at a time
+                # to find the file that does it; the others go back to the queue as they were.
+                chunks.extendleft(reversed([c for c, _ in in_flight]))
+                in_flight.clear()
+                pool.discard()
+                outcomes = list(_one_at_a_time(chunk, root, pool))
+            except Exception:  # noqa: BLE001 - the chunk's results did not come back (say, too big to send)
+                outcomes = [prepare_file(task, root) for task in chunk]  # as without a pool
+            yield from outcomes
+    finally:
+        pool.discard()
+
+
+def _one_at_a_time(chunk: Sequence[FileTask], root: str, pool: _Workers) -> Iterator[Outcome]:
+    for task in chunk:
+        try:
+            yield from pool.get().submit(prepare_files, [task], root).result()
+        except BrokenProcessPool:
+            pool.discard()
+            yield FileStatus(task.rel, "failed", CRASHED_REASON)
