@@ -15,7 +15,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 from collections import deque
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -134,10 +134,16 @@ class _Workers:
             self.executor = None
 
 
-def prepare_in_processes(tasks: Sequence[FileTask], root: str, workers: int) -> Generator[Outcome, None, None]:
+ChunkWork = Callable[[Sequence[FileTask], str], list[Outcome]]
+
+
+def prepare_in_processes(
+    tasks: Sequence[FileTask], root: str, workers: int, work: ChunkWork = prepare_files
+) -> Generator[Outcome, None, None]:
     """The outcomes of `prepare_file` for `tasks`, in their order, prepared by `workers` spawned processes a chunk
     at a time (in this process if they cannot start). Closing the iterator early (a time budget spent, indexing
-    cancelled) stops the workers."""
+    cancelled) stops the workers. `work` is what a worker runs on a chunk (a module-level function: the workers
+    import it by name)."""
     chunks = deque(tasks[i : i + CHUNK_FILES] for i in range(0, len(tasks), CHUNK_FILES))
     pool = _Workers(workers)
     in_flight: deque[tuple[Sequence[FileTask], Future[list[Outcome]]]] = deque()
@@ -152,7 +158,7 @@ def prepare_in_processes(tasks: Sequence[FileTask], root: str, workers: int) -> 
         while chunks or in_flight:
             while chunks and len(in_flight) < workers * CHUNKS_IN_FLIGHT_PER_WORKER:
                 chunk = chunks.popleft()
-                in_flight.append((chunk, pool.get().submit(prepare_files, chunk, root)))
+                in_flight.append((chunk, pool.get().submit(work, chunk, root)))
             chunk, future = in_flight.popleft()
             try:
                 outcomes = future.result()
@@ -162,7 +168,7 @@ def prepare_in_processes(tasks: Sequence[FileTask], root: str, workers: int) -> 
                 chunks.extendleft(reversed([c for c, _ in in_flight]))
                 in_flight.clear()
                 pool.discard()
-                outcomes = list(_one_at_a_time(chunk, root, pool))
+                outcomes = list(_one_at_a_time(chunk, root, pool, work))
             except Exception:  # noqa: BLE001 - the chunk's results did not come back (say, too big to send)
                 outcomes = [prepare_file(task, root) for task in chunk]  # as without a pool
             yield from outcomes
@@ -170,10 +176,10 @@ def prepare_in_processes(tasks: Sequence[FileTask], root: str, workers: int) -> 
         pool.discard()
 
 
-def _one_at_a_time(chunk: Sequence[FileTask], root: str, pool: _Workers) -> Iterator[Outcome]:
+def _one_at_a_time(chunk: Sequence[FileTask], root: str, pool: _Workers, work: ChunkWork) -> Iterator[Outcome]:
     for task in chunk:
         try:
-            yield from pool.get().submit(prepare_files, [task], root).result()
+            yield from pool.get().submit(work, [task], root).result()
         except BrokenProcessPool:
             pool.discard()
             yield FileStatus(task.rel, "failed", CRASHED_REASON)
