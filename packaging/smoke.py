@@ -3,8 +3,8 @@
 Run: .venv/bin/python packaging/smoke.py [dist/knit-desktop]   (build.py runs it after every build)
 Checks that the window renders with `--demo --screenshot` (and how long the first ranked list took), that
 `selftest` finds the multimedia backend (first frame and duration of the demo video), renders a PDF page and loads
-both translations, that `rank --json` answers, and that `mcp` serves one `knit_docs` call through the MCP SDK's
-own stdio client.
+both translations, that `rank --json` answers, that `mcp` serves one `knit_docs` call through the MCP SDK's
+own stdio client, and that a workspace large enough for worker processes indexes through them.
 """
 
 from __future__ import annotations
@@ -89,6 +89,26 @@ def check_mcp(binary: Path, home: Path) -> dict:
     return answer
 
 
+def check_parallel_index(binary: Path, home: Path) -> dict:
+    """A workspace large enough to be indexed by worker processes (core/index/preparing.py): a spawned worker
+    starts the bundle's binary again, which `freeze_support()` in the entry point turns into a worker; without
+    it the workers would start a second app and fail, and the files would be indexed in one process."""
+    workspace = home / "many-notes"
+    count = 2500  # above PARALLEL_MIN_FILES
+    for i in range(count):
+        note = workspace / f"notes/{i // 500}/note-{i}.md"
+        note.parent.mkdir(parents=True, exist_ok=True)
+        note.write_text(f"# Note {i}\n\nabout release train signing, week {i % 52}\n", encoding="utf-8")
+    t0 = time.perf_counter()
+    out = subprocess.run([str(binary), "index", "--workspace", str(workspace)], env=_env(home), capture_output=True,
+                         text=True, timeout=300)
+    seconds = time.perf_counter() - t0
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert f"{count} indexed, 0 skipped, 0 failed" in out.stdout, out.stdout + out.stderr[-2000:]
+    assert "Traceback" not in out.stderr and "usage:" not in out.stderr, out.stderr[-2000:]
+    return {"files": count, "seconds": round(seconds, 1)}
+
+
 def run(bundle: Path = DEFAULT_BUNDLE) -> dict:
     binary = bundle / BINARY
     if not binary.exists():
@@ -101,6 +121,7 @@ def run(bundle: Path = DEFAULT_BUNDLE) -> dict:
         results["selftest"] = check_selftest(binary, home)
         results["rank"] = check_rank(binary, home)
         results["mcp"] = check_mcp(binary, home)
+        results["parallel_index"] = check_parallel_index(binary, home)
     return results
 
 
@@ -119,6 +140,8 @@ def main() -> int:
           f"pdf page {results['selftest']['pdf']['size']}; languages "
           f"{', '.join(k for k, v in results['selftest']['languages'].items() if v['ok'])}")
     print(f"rank --json top: {results['rank']['top']}; mcp knit_docs primary: {results['mcp']['primary']}")
+    print(f"index of {results['parallel_index']['files']} files through worker processes: "
+          f"{results['parallel_index']['seconds']} s")
     print("smoke test passed")
     return 0
 

@@ -110,6 +110,7 @@ def test_workers_index_a_mixed_workspace_exactly_as_one_process_does(make_worksp
         patch.setattr(preparing, "prepare_file", _in_process_only)
         parallel = Workspace.open(str(root))
         assert _index_picture(parallel) == expected
+        assert parallel.index.tokens == alone.index.tokens  # even the vocabulary's ids, given as words first come
         assert _rankings(parallel) == expected_ranks
 
         # The persistent index too: the rows and the snapshot written from the workers' results load the same.

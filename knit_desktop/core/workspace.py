@@ -397,7 +397,7 @@ class Workspace:
             except Exception as exc:  # noqa: BLE001 - this file's failure, never the workspace's
                 outcome = failure_status(rel, exc)
             else:
-                self.index.add_counted(doc, outcome.stats)
+                self.index.add_counted(doc, outcome.stats, outcome.token_ids(self.index))
                 if refs:
                     self.refs[rel] = refs
                 else:

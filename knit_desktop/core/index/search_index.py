@@ -248,19 +248,16 @@ class SearchIndex:
         """Add or replace the document at `doc.rel`; returns its id."""
         return self.add_counted(doc, document_stats(doc))
 
-    def add_counted(self, doc: Document, stats: TokenStats) -> int:
-        """`add` with the text already cut and counted (`document_stats`, say in a worker process)."""
+    def add_counted(self, doc: Document, stats: TokenStats, token_ids: list[int] | None = None) -> int:
+        """`add` with the text already cut and counted (`document_stats`, say in a worker process). `token_ids`,
+        when given, are the vocabulary ids of `stats.tokens` in order, already looked up (`token_ids()`)."""
         if doc.rel in self.by_rel:
             self.remove(doc.rel)
         doc_id = len(self.docs)
         self.docs.append(doc)
         self.by_rel[doc.rel] = doc_id
         self.lengths.extend(stats.lengths)
-        tokens = stats.tokens
-        known = list(map(self.vocab.get, tokens))
-        tids = cast(list[int], known)
-        if None in known:
-            tids = [self._new_token(token) if tid is None else tid for tid, token in zip(known, tokens)]
+        tids = self.token_ids(stats.tokens) if token_ids is None else token_ids
         # This runs for every distinct word of every document of a build (ten million appends at 100,000
         # documents): the appends are driven by map() in C, four per posting, with no Python loop per word.
         _consume(map(_append, map(self.post_docs.__getitem__, tids), repeat(doc_id)))
@@ -269,6 +266,13 @@ class SearchIndex:
             _consume(map(_append, map(itemgetter(f), columns), counts))
         self.version += 1
         return doc_id
+
+    def token_ids(self, tokens: list[str]) -> list[int]:
+        """The vocabulary ids of distinct `tokens`, in order; the new ones are added to the vocabulary."""
+        known = list(map(self.vocab.get, tokens))
+        if None not in known:
+            return cast(list[int], known)
+        return [self._new_token(token) if tid is None else tid for tid, token in zip(known, tokens)]
 
     def remove(self, rel: str) -> bool:
         """Forget a document. Its postings stay behind as dead entries that every pool masks out."""
