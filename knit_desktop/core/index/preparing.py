@@ -12,16 +12,13 @@ fresh worker, and the file that brings that worker down too is marked failed wit
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 from array import array
 from collections import deque
 from collections.abc import Callable, Generator, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from itertools import repeat
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -30,6 +27,9 @@ from .documents import Document, SkipFile, content_hash, extract_document, read_
 from .links import Ref, extract_refs
 from .scan import FileStatus
 from .search_index import SearchIndex, TokenStats, document_stats
+
+if TYPE_CHECKING:  # the process pool is imported when a build uses it, not by every command that opens an index
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 TOUCHED = "touched"  # the file's bytes hash as before: only its modification time and size are new
 CRASHED_REASON = "reading it stopped the process that read it (the file may be damaged or hostile)"
@@ -206,6 +206,9 @@ class _Workers:
 
     def get(self) -> ProcessPoolExecutor:
         if self.executor is None:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
             self.executor = ProcessPoolExecutor(self.count, mp_context=multiprocessing.get_context("spawn"))
             # Wait for one worker to answer: a pool that cannot start at all (a broken install) is not a crash
             # of any file, and must not mark files failed (the caller prepares them in process instead).
@@ -226,6 +229,8 @@ def prepare_in_processes(
     at a time (in this process if they cannot start). Closing the iterator early (a time budget spent, indexing
     cancelled) stops the workers. `work` is what a worker runs on a chunk (a module-level function: the workers
     import it by name)."""
+    from concurrent.futures.process import BrokenProcessPool
+
     chunks = deque(tasks[i : i + CHUNK_FILES] for i in range(0, len(tasks), CHUNK_FILES))
     pool = _Workers(workers)
     vocabularies: dict[str, WorkerVocabulary] = {}
@@ -262,6 +267,8 @@ def prepare_in_processes(
 
 def _one_at_a_time(chunk: Sequence[FileTask], root: str, pool: _Workers, work: ChunkWork,
                    vocabularies: dict[str, WorkerVocabulary]) -> Iterator[Outcome]:
+    from concurrent.futures.process import BrokenProcessPool
+
     for task in chunk:
         try:
             yield from _decoded(pool.get().submit(numbered_chunk, work, [task], root).result(), vocabularies)
