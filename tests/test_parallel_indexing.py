@@ -3,6 +3,7 @@ exactly as when one process does everything, and a file that kills its worker co
 
 from __future__ import annotations
 
+import concurrent.futures
 import ctypes
 import functools
 import os
@@ -204,5 +205,5 @@ def test_workers_that_cannot_start_leave_the_files_to_this_process(make_workspac
 
     monkeypatch.setattr(workspace_module, "PARALLEL_MIN_FILES", 1)
     monkeypatch.setattr(workspace_module, "worker_count", lambda: 2)
-    monkeypatch.setattr(preparing, "ProcessPoolExecutor", NoProcesses)
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", NoProcesses)  # imported when a build needs it
     assert _rankings(Workspace.open(str(root))) == expected
