@@ -31,7 +31,7 @@ from .index.preparing import (
 )
 from .index.scan import Candidate, FileStatus, candidate_for, walk_workspace
 from .index.search_index import SearchIndex
-from .index.store import FileRow, IndexStore, is_damage
+from .index.store import FileRow, IndexStore, is_damage, postings_damaged
 from .paths import index_db_path
 from .rank.context_pack import ContextPack, build_context_pack
 from .rank.keywords import Keyword, extract_keywords, query_keywords
@@ -209,8 +209,12 @@ class Workspace:
             self.last_refresh.caught_up = len(since)
             self._snapshot_current = not since and not self.index.snapshot_outdated
             return
+        self._load_rows()  # no snapshot, or too much written since: rebuild
+
+    def _load_rows(self) -> None:
+        assert self.store is not None
         self._rows = self.store.rows(only_problems=True)
-        for doc, refs in self.store.stored_documents():  # no snapshot, or too much written since: rebuild
+        for doc, refs in self.store.stored_documents():
             self._add_stored(doc, refs)
         self.last_refresh.loaded_from = "rows"
 
@@ -462,7 +466,22 @@ class Workspace:
         return self._graph
 
     def rank(self, request: RankInput, *, now_ms: int, kind: str = "doc", sort: str = "relevance") -> Ranking:
-        return rank(self.index, request.keywords, now_ms=now_ms, kind=kind, sort=sort)
+        ranking = rank(self.index, request.keywords, now_ms=now_ms, kind=kind, sort=sort)
+        if self.store is not None and postings_damaged(self.index):
+            # A block of the snapshot's postings file was damaged inside (found as it was inflated, so its terms
+            # answered nothing): the postings are rebuilt from the rows and the question asked again.
+            self._rebuild_from_rows()
+            ranking = rank(self.index, request.keywords, now_ms=now_ms, kind=kind, sort=sort)
+        return ranking
+
+    def _rebuild_from_rows(self) -> None:
+        assert self.store is not None
+        self.index, self.refs, self._graph = SearchIndex(), {}, None
+        self._load_rows()
+        if self.store.read_only:
+            self.refresh()  # (its changes were kept in memory only: read again from the files)
+        else:
+            self.save()
 
     def preview(self, rel: str) -> PreviewData:
         from .index.preview_content import (

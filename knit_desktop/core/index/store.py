@@ -13,6 +13,7 @@ one of its terms is first looked up.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import marshal
 import mmap
@@ -21,6 +22,7 @@ import shutil
 import sqlite3
 import threading
 import time
+import urllib.parse
 import zlib
 from array import array
 from collections import OrderedDict
@@ -233,18 +235,26 @@ class IndexStore:
         """Open an existing index we may not write (another user's, a read-only disk); False if there is none."""
         if not self.path.is_file():
             return False
-        try:
-            db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, isolation_level=None,
-                                 check_same_thread=False, timeout=BUSY_TIMEOUT_S)
+        # A WAL database needs its -shm file to be read; in a folder we may not write, SQLite cannot create it
+        # (an index whose owner closed it cleanly has none) and refuses even to read ("attempt to write a
+        # readonly database"). Opened as immutable then: read as it is on disk, the only way it can be read.
+        for query in ("mode=ro", "mode=ro&immutable=1"):
+            try:
+                db = sqlite3.connect(f"file:{urllib.parse.quote(str(self.path))}?{query}", uri=True,
+                                     isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_S)
+            except sqlite3.Error:
+                continue
             self.db = db
-            if not self._schema_ok():
-                db.close()
-                return False
-        except sqlite3.Error:
-            return False
-        self.read_only = True
-        self.notice = f"the index {self.path} cannot be written; changes are kept in memory only"
-        return True
+            try:
+                ok = self._schema_ok()
+            except sqlite3.Error:
+                ok = None
+            if ok is True:
+                self.read_only = True
+                self.notice = f"the index {self.path} cannot be written; changes are kept in memory only"
+                return True
+            db.close()
+        return False
 
     def _schema_ok(self) -> bool | None | str:
         """True: ours and current; NEW_FILE: no tables yet; False: an older schema or another root (start over
@@ -520,8 +530,8 @@ class IndexStore:
     # --- snapshot ------------------------------------------------------------------------------------
 
     def save_snapshot(self, index: SearchIndex, refs: dict[str, list[Ref]]) -> None:
-        if self.read_only:
-            return
+        if self.read_only or postings_damaged(index):
+            return  # (damaged: its postings file is gone, so the next start rebuilds them from the rows)
         packed_trigrams = index.packed_trigrams  # (not loaded since the open: saved as they were read)
         postings = _pack_postings(index)
         blocks: list[bytes] = postings.pop("blocks")
@@ -537,6 +547,22 @@ class IndexStore:
             "trigrams": packed_trigrams if packed_trigrams is not None else _dump_slices(list(index.trigrams.items())),
             "refs": _dump_slices([(rel, [(r.raw, r.line) for r in items]) for rel, items in refs.items()]),
         }
+        try:
+            name = self._commit_snapshot(state, postings, blocks)
+        except (OSError, sqlite3.OperationalError) as exc:
+            if not _is_disk_full(exc):
+                raise
+            # The rows are the durable truth and the previous snapshot is still whole: the next start catches
+            # up from the journal. Said once, in one line, instead of failing the command that saved.
+            self.notice = (f"the disk holding the index {self.path.parent} is full; "
+                           "the index was not saved (it is caught up on the next start)")
+            return
+        self._delete_postings_files(keep=name)
+        with contextlib.suppress(sqlite3.OperationalError):  # busy: the pages are reused, or freed next time
+            self.db.executescript("PRAGMA incremental_vacuum;")  # (execute() would free one page: one step)
+
+    def _commit_snapshot(self, state: dict, postings: dict, blocks: list[bytes]) -> str:
+        """Write the postings file and the snapshot row in one transaction; returns the file's name."""
         with self.transaction():
             # The postings blocks go to a file of their own beside the database, which a process maps instead of
             # holding them (31 MB at 100,000 files). A new file per snapshot: a process that mapped the previous
@@ -550,18 +576,36 @@ class IndexStore:
             data = marshal.dumps(state)
             self.db.execute("INSERT OR REPLACE INTO snapshot (id, generation, data) VALUES (1, ?, ?)", (generation, data))
             self.db.execute("DELETE FROM changes WHERE generation <= ?", (generation,))
-        self._delete_postings_files(keep=name)
-        with contextlib.suppress(sqlite3.OperationalError):  # busy: the pages are reused, or freed next time
-            self.db.executescript("PRAGMA incremental_vacuum;")  # (execute() would free one page: one step)
+            # The file of the snapshot committed here, where another process's save finds it cheaply: a save
+            # removes every postings file but that one (see _delete_postings_files).
+            self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('postings_file', ?)", (name,))
+        return name
 
     def _delete_postings_files(self, keep: str) -> None:
         """Remove the postings files of earlier snapshots (a process that mapped one keeps its pages; where the
-        system refuses to remove a mapped file, a later save removes it)."""
+        system refuses to remove a mapped file, a later save removes it). Done under the write lock, keeping the
+        file of the snapshot committed last: between this process's commit and now another process may have
+        committed a newer snapshot, and removing its file made every later start rebuild from the rows (or
+        removed its half-written file under it)."""
+        if keep:
+            try:
+                with self.transaction():
+                    row = self.db.execute("SELECT value FROM meta WHERE key = 'postings_file'").fetchone()
+                    self._remove_postings_files(keep=str(row[0]) if row is not None else keep)
+            except sqlite3.OperationalError:
+                pass  # busy for long: the next save removes them
+            return
+        self._remove_postings_files(keep)
+
+    def _remove_postings_files(self, keep: str) -> None:
         with contextlib.suppress(OSError):
             for path in self.path.parent.glob(glob_escape(self.path.name) + POSTINGS_SUFFIX + "*"):
                 if path.name != keep:
                     with contextlib.suppress(OSError):
-                        path.unlink()
+                        if path.is_dir() and not path.is_symlink():
+                            shutil.rmtree(path)  # (something else made a folder there: it would stay forever)
+                        else:
+                            path.unlink()
 
     def load_snapshot(self) -> tuple[SearchIndex, dict[str, list[Ref]], list[str]] | None:
         """The saved postings, their links and the files whose rows were written after the snapshot was saved
@@ -644,6 +688,18 @@ class IndexStore:
         return index, refs, since
 
 
+def _is_disk_full(exc: BaseException) -> bool:
+    if isinstance(exc, OSError):
+        return exc.errno in (errno.ENOSPC, errno.EDQUOT)
+    return "disk is full" in str(exc)
+
+
+def postings_damaged(index: SearchIndex) -> bool:
+    """Whether a block of the snapshot `index` was loaded from was found damaged as it was inflated."""
+    docs = index.post_docs
+    return isinstance(docs, LazyPostingLists) and docs.source is not None and docs.source.damaged
+
+
 def _trigrams_of(packed: list[bytes]) -> dict[str, list[int]]:
     try:
         return dict(_load_slices(packed))
@@ -667,6 +723,9 @@ def _load_slices(slices: list[bytes]) -> list:
 # counts are mostly 0 and 1 and the ids ascend, so a block shrinks about ninefold), and a block is only
 # decompressed when a term inside it is first looked up: a one-query process touches a few blocks of hundreds.
 POSTINGS_BLOCK = 65536
+# With a checksum (4 bytes a block, checked as it is inflated): a block damaged inside could otherwise inflate to
+# the right size holding wrong document ids.
+_BLOCK_ZSTD = zstandard.ZstdCompressor(level=1, write_checksum=True)
 POSTINGS_SUFFIX = ".postings-"  # <database name>.postings-<snapshot>: the blocks of one snapshot, end to end
 
 
@@ -696,7 +755,7 @@ def _pack_postings(index: SearchIndex) -> dict:
         return [array("I"), array("H"), array("H"), array("H")]
 
     def close(block: list[array], end: int) -> None:
-        blocks.append(compressed(b"".join(c.tobytes() for c in block)))
+        blocks.append(bytes(memoryview(_BLOCK_ZSTD.compress(b"".join(c.tobytes() for c in block)))))
         bounds.append(end)
 
     block = columns()
@@ -733,10 +792,15 @@ def _write_blocks(path: Path, blocks: list[bytes]) -> bytes:
     offsets = np.zeros(len(blocks) + 1, dtype=np.int64)
     np.cumsum([len(b) for b in blocks], out=offsets[1:])
     partial = path.with_name(path.name + ".partial")
-    with open(partial, "wb") as out:
-        for block in blocks:
-            out.write(block)
-    os.replace(partial, path)
+    try:
+        with open(partial, "wb") as out:
+            for block in blocks:
+                out.write(block)
+        os.replace(partial, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            partial.unlink()  # (a full disk: the space it took goes back at once)
+        raise
     return compressed(offsets.tobytes())
 
 
@@ -752,6 +816,19 @@ def _mapped_blocks(path: Path, packed_offsets: bytes) -> list[memoryview]:
         view = memoryview(mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ))
     bounds = offsets.tolist()
     return [view[a:b] for a, b in zip(bounds, bounds[1:])]
+
+
+def _check_block_headers(blocks: list[Any], sizes: list[int]) -> None:
+    """Each block must open with a zstd frame header announcing the size its lists take: a postings file
+    overwritten (zero-filled, another file copied over it) is found at the open, where the rows rebuild it,
+    rather than at the first query. Only the first bytes of each block are read (a page each)."""
+    for block, size in zip(blocks, sizes):
+        try:
+            announced = zstandard.frame_content_size(bytes(block[:18]))
+        except zstandard.ZstdError:
+            raise ValueError("a postings block is not a zstd frame") from None
+        if announced != size:
+            raise ValueError("a postings block does not hold its lists")
 
 
 class LazyPostingLists(list):
@@ -794,19 +871,32 @@ class _PostingBlocks:
         np.cumsum(self.lengths, out=self.starts[1:])
         self.block_tokens = np.asarray(packed["block_tokens"], dtype=np.int64)
         # Format 9: in a mapped file beside the database; format 8: inside the snapshot.
-        self.blocks: list[Any] = (_mapped_blocks(folder / str(packed["file"]), packed["offsets"])
-                                  if "file" in packed else packed["blocks"])
+        self.path = folder / str(packed["file"]) if "file" in packed else None
+        self.blocks: list[Any] = (_mapped_blocks(self.path, packed["offsets"])
+                                  if self.path is not None else packed["blocks"])
         if len(self.block_tokens) != len(self.blocks) + 1 or self.block_tokens[-1] != len(self.lengths):
             raise ValueError("postings blocks do not cover the vocabulary")
+        _check_block_headers(self.blocks, (np.diff(self.starts[self.block_tokens]) * 10).tolist())
         self._decoded: dict[int, tuple[np.ndarray, ...]] = {}
+        self.damaged = False  # a block failed to decompress: see _block
 
     def _block(self, b: int) -> tuple[np.ndarray, ...]:
         decoded = self._decoded.get(b)
         if decoded is None:
-            raw = zstandard.ZstdDecompressor().decompress(self.blocks[b])
             n = int(self.starts[self.block_tokens[b + 1]] - self.starts[self.block_tokens[b]])
+            try:
+                raw = zstandard.ZstdDecompressor().decompress(self.blocks[b])
+            except zstandard.ZstdError:
+                raw = b""
             if len(raw) != n * 10:
-                raise ValueError("a postings block has the wrong size")
+                # Damaged inside (its header was whole at the open): its terms answer nothing rather than failing
+                # every query, and the snapshot is not trusted again (see `damaged`).
+                self.damaged = True
+                if self.path is not None:  # the next start (here or in any process) rebuilds from the rows
+                    with contextlib.suppress(OSError):
+                        self.path.unlink()
+                raw = bytes(n * 10)
+                n = 0
             decoded = (np.frombuffer(raw, dtype=np.uint32, count=n),
                        *(np.frombuffer(raw, dtype=np.uint16, count=n, offset=n * (4 + 2 * f)) for f in range(3)))
             if len(self._decoded) >= self.CACHED:
