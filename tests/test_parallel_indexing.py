@@ -4,9 +4,15 @@ exactly as when one process does everything, and a file that kills its worker co
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import ctypes
 import functools
 import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -207,3 +213,75 @@ def test_workers_that_cannot_start_leave_the_files_to_this_process(make_workspac
     monkeypatch.setattr(workspace_module, "worker_count", lambda: 2)
     monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", NoProcesses)  # imported when a build needs it
     assert _rankings(Workspace.open(str(root))) == expected
+
+
+# --- no worker outlives the process that started it --------------------------------------------------------------
+
+_INDEX_THROUGH_WORKERS = """
+import os, sys, time
+from knit_desktop.core import workspace
+from knit_desktop.core.index import preparing
+workspace.PARALLEL_MIN_FILES = 1
+workspace.worker_count = lambda: 2
+preparing.CHUNK_FILES = 8
+mode = sys.argv[2]
+
+def progress(done, total, rel):
+    if mode == "stall" and done == 40:
+        print("indexing", flush=True)
+        time.sleep(60)  # killed here, with its workers alive
+
+ws = workspace.Workspace.open(sys.argv[1], progress)
+print(len(ws.index.by_rel), flush=True)
+os._exit(0)  # as the one-shot commands end: no interpreter shutdown that would stop the pool
+"""
+
+
+def _processes_marked(marker: str) -> list[int]:
+    """Live processes whose environment carries `marker` (the indexing process's workers inherit it)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as handle:
+                if marker.encode() in handle.read():
+                    found.append(int(entry))
+        except OSError:
+            continue
+    return found
+
+
+def _wait_gone(marker: str, seconds: float) -> list[int]:
+    deadline = time.monotonic() + seconds
+    while (left := _processes_marked(marker)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return left
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads /proc")
+@pytest.mark.parametrize("mode", ["exit", "stall"])
+def test_no_worker_outlives_the_process_that_started_it(make_workspace, mode):
+    """`exit`: a command that indexed through workers and ends with os._exit leaves none behind (they were left
+    blocked on their task pipe for good when the exit came before the pool's stop signals). `stall`: a process
+    killed (SIGKILL) in the middle of indexing takes its workers with it."""
+    root = _mixed_workspace(make_workspace({}), notes=120)
+    marker = f"KNIT_TEST_POOL_{uuid.uuid4().hex}"
+    env = {**os.environ, marker: "1", "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    proc = subprocess.Popen([sys.executable, "-c", _INDEX_THROUGH_WORKERS, str(root), mode], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        if mode == "stall":
+            assert proc.stdout is not None and proc.stdout.readline().strip() == "indexing"
+            assert len(_processes_marked(marker)) >= 3  # itself and two workers
+            proc.kill()
+        out, err = proc.communicate(timeout=120)
+        if mode == "exit":
+            assert proc.returncode == 0 and int(out.strip()) > 120, err
+        left = _wait_gone(marker, 5.0)
+        assert not left, [Path(f"/proc/{pid}/cmdline").read_bytes() for pid in left]
+    finally:
+        proc.kill()
+        for pid in _processes_marked(marker):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)

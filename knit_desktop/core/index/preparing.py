@@ -13,6 +13,8 @@ fresh worker, and the file that brings that worker down too is marked failed wit
 from __future__ import annotations
 
 import os
+import threading
+import time
 from array import array
 from collections import deque
 from collections.abc import Callable, Generator, Iterator, Sequence
@@ -189,6 +191,22 @@ def _ready() -> bool:
     return True
 
 
+PARENT_CHECK_S = 0.5
+
+
+def _end_with_parent(parent: int) -> None:
+    """A worker's initializer: the worker ends once the process that started it is gone. A spawned worker holds both
+    ends of its task pipe and never sees it close, so a parent that ends before sending the stop signals (`os._exit`
+    in a one-shot command, a crash, SIGKILL) would otherwise leave its workers blocked for good."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_S)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="knit-parent-watch", daemon=True).start()
+
+
 def worker_count() -> int:
     """Processes to prepare files in: one per core this process may run on."""
     try:
@@ -209,16 +227,18 @@ class _Workers:
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
 
-            self.executor = ProcessPoolExecutor(self.count, mp_context=multiprocessing.get_context("spawn"))
+            self.executor = ProcessPoolExecutor(self.count, mp_context=multiprocessing.get_context("spawn"),
+                                                initializer=_end_with_parent, initargs=(os.getpid(),))
             # Wait for one worker to answer: a pool that cannot start at all (a broken install) is not a crash
             # of any file, and must not mark files failed (the caller prepares them in process instead).
             self.executor.submit(_ready).result()
         return self.executor
 
-    def discard(self) -> None:
+    def discard(self, wait: bool = False) -> None:
         if self.executor is not None:
-            # Queued chunks are dropped; a worker in the middle of one finishes it and ends (nothing waits).
-            self.executor.shutdown(wait=False, cancel_futures=True)
+            # Queued chunks are dropped; a worker in the middle of one finishes it and ends (nothing waits unless
+            # `wait`: then the workers have ended when this returns).
+            self.executor.shutdown(wait=wait, cancel_futures=True)
             self.executor = None
 
 
@@ -262,7 +282,10 @@ def prepare_in_processes(
                     outcomes = [prepare_file(task, root) for task in chunk]
             yield from outcomes
     finally:
-        pool.discard()
+        # Nothing queued or in flight (every outcome taken, even when the caller then closes the iterator rather
+        # than asking for its end): the workers are idle, so wait for them to end; a caller that ends its process
+        # at once (`os._exit` in the one-shot commands) then leaves none behind. Stopping early does not wait.
+        pool.discard(wait=not chunks and not in_flight)
 
 
 def _one_at_a_time(chunk: Sequence[FileTask], root: str, pool: _Workers, work: ChunkWork,
