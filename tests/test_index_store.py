@@ -7,6 +7,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from pathlib import Path
 
 import pytest
 
@@ -304,41 +305,9 @@ def test_a_command_trusts_an_index_a_live_watcher_keeps_and_walks_otherwise(make
     store.close()
 
 
-def test_processes_creating_one_new_index_at_the_same_moment_all_succeed(make_workspace, files, tmp_path):
-    """The window, MCP servers and a command that start together on a workspace without an index: each either
-    creates the tables or finds them; none deletes the file another has open (whose next write then failed with
-    "attempt to write a readonly database")."""
-    root = make_workspace(files).resolve()
-    go = tmp_path / "go"
-    code = textwrap.dedent(f"""
-        import os, time
-        while not os.path.exists({str(go)!r}):
-            time.sleep(0.001)
-        from knit_desktop.core.workspace import Workspace
-        ws = Workspace.open_persistent({str(root)!r})
-        ws.save()
-        print(len(ws.index.by_rel), flush=True)
-    """)
-    for _round in range(3):  # a race: three tries at it
-        db = index_db_path(str(root))
-        for suffix in ("", "-wal", "-shm"):
-            (db.parent / (db.name + suffix)).unlink(missing_ok=True)
-        go.unlink(missing_ok=True)
-        procs = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                  text=True) for _ in range(6)]
-        time.sleep(1.0)  # all of them importing and waiting
-        go.write_text("")
-        results = [p.communicate(timeout=120) for p in procs]
-        assert [p.returncode for p in procs] == [0] * 6, [err[-800:] for _, err in results]
-        assert {out.strip() for out, _ in results} == {"4"}
-
-
-def test_processes_opening_an_index_of_an_older_schema_at_the_same_moment_all_succeed(make_workspace, files,
-                                                                                      tmp_path):
-    """After an upgrade, the window, MCP servers and a command meet the old schema together: one replaces the tables
-    in place, the others find them current; nobody deletes the file another has open."""
-    root = make_workspace(files).resolve()
-    go = tmp_path / "go"
+def _open_together(root: Path, go: Path, processes: int = 6) -> None:
+    """`processes` processes open the persistent index of `root` at the same moment (once `go` appears), save
+    and close; each must succeed and see the four indexable files."""
     code = textwrap.dedent(f"""
         import os, time
         while not os.path.exists({str(go)!r}):
@@ -349,6 +318,33 @@ def test_processes_opening_an_index_of_an_older_schema_at_the_same_moment_all_su
         ws.close()
         print(len(ws.index.by_rel), flush=True)
     """)
+    go.unlink(missing_ok=True)
+    procs = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True) for _ in range(processes)]
+    time.sleep(1.0)  # all of them importing and waiting
+    go.write_text("")
+    results = [p.communicate(timeout=120) for p in procs]
+    assert [p.returncode for p in procs] == [0] * processes, [err[-800:] for _, err in results]
+    assert {out.strip() for out, _ in results} == {"4"}
+
+
+def test_processes_creating_one_new_index_at_the_same_moment_all_succeed(make_workspace, files, tmp_path):
+    """The window, MCP servers and a command that start together on a workspace without an index: each either
+    creates the tables or finds them; none deletes the file another has open (whose next write then failed with
+    "attempt to write a readonly database")."""
+    root = make_workspace(files).resolve()
+    for _round in range(3):  # a race: three tries at it
+        db = index_db_path(str(root))
+        for suffix in ("", "-wal", "-shm"):
+            (db.parent / (db.name + suffix)).unlink(missing_ok=True)
+        _open_together(root, tmp_path / "go")
+
+
+def test_processes_opening_an_index_of_an_older_schema_at_the_same_moment_all_succeed(make_workspace, files,
+                                                                                      tmp_path):
+    """After an upgrade, the window, MCP servers and a command meet the old schema together: one replaces the tables
+    in place, the others find them current; nobody deletes the file another has open."""
+    root = make_workspace(files).resolve()
     db = index_db_path(str(root))
     for _round in range(3):  # a race: three tries at it
         Workspace.open_persistent(str(root)).close()
@@ -356,14 +352,7 @@ def test_processes_opening_an_index_of_an_older_schema_at_the_same_moment_all_su
         old.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
         old.commit()
         old.close()
-        go.unlink(missing_ok=True)
-        procs = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                  text=True) for _ in range(6)]
-        time.sleep(1.0)  # all of them importing and waiting
-        go.write_text("")
-        results = [p.communicate(timeout=120) for p in procs]
-        assert [p.returncode for p in procs] == [0] * 6, [err[-800:] for _, err in results]
-        assert {out.strip() for out, _ in results} == {"4"}
+        _open_together(root, tmp_path / "go")
     store = sqlite3.connect(db)
     assert store.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] == str(SCHEMA_VERSION)
     assert store.execute("PRAGMA auto_vacuum").fetchone()[0] == 2  # incremental, taken up by the replacement

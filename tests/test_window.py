@@ -542,3 +542,6 @@ def test_why_a_file_cannot_be_shown_is_said_in_the_users_language(qtbot, open_ap
         qtbot.waitUntil(lambda words=words: words in window.preview.message.text(), timeout=10_000)
         if language == "zh_CN":
             assert "binary" not in window.preview.message.text() and "no text" not in window.preview.message.text()
+    shots = os.environ.get("KNIT_SCREENSHOT_DIR")
+    if shots:
+        window.grab().save(os.path.join(shots, f"skip-reason-{language}.png"))
