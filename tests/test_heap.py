@@ -6,7 +6,14 @@ import gc
 import weakref
 
 from knit_desktop.core.dsh.conversation import Message
+from knit_desktop.core.heap import (
+    HELD_FULL_THRESHOLD,
+    full_collections_held,
+    hold_full_collections,
+    release_full_collections,
+)
 from knit_desktop.core.workspace import Workspace
+from knit_desktop.services.heap_keeper import HeapKeeper
 from knit_desktop.services.live_ranking import LiveRanking
 
 ROUNDS = 20
@@ -47,3 +54,79 @@ def test_delivered_rankings_are_freed_by_reference_counting_alone(qtbot, make_wo
     finally:
         gc.enable()
         live.stop()
+
+
+class _Cycle:
+    def __init__(self) -> None:
+        self.me = self
+
+
+def _old_garbage() -> weakref.ref:
+    """A reference cycle in the oldest generation, unreachable: only a full collection frees it."""
+    cycle = _Cycle()
+    ref = weakref.ref(cycle)
+    gc.collect(1)  # survivors of a collection of generation 1 move to the oldest generation
+    del cycle
+    return ref
+
+
+def test_holding_full_collections_nests_and_gives_back_the_thresholds():
+    before = gc.get_threshold()
+    hold_full_collections()
+    hold_full_collections()
+    try:
+        assert gc.get_threshold() == (before[0], before[1], HELD_FULL_THRESHOLD)
+        release_full_collections()
+        assert full_collections_held()
+        assert gc.get_threshold() == (before[0], before[1], HELD_FULL_THRESHOLD)
+    finally:
+        release_full_collections()
+    assert not full_collections_held()
+    assert gc.get_threshold() == before
+
+
+def test_the_window_runs_full_collections_when_quiet_and_not_while_rankings_arrive(qtbot):
+    keeper = HeapKeeper(check_ms=60_000, quiet_ms=300, longest_ms=60_000)
+    collected: list[tuple[int, float]] = []
+    keeper.collected.connect(lambda freed, ms: collected.append((freed, ms)))
+    keeper.start()
+    try:
+        assert full_collections_held()
+        garbage = _old_garbage()
+        keeper.note_activity()
+        keeper.check()  # a ranking was just shown: not now
+        assert garbage() is not None and not collected
+        qtbot.wait(400)
+        keeper.check()  # quiet for longer than quiet_ms: now
+        assert garbage() is None
+        assert collected and collected[0][0] >= 1
+    finally:
+        keeper.stop()
+    assert not full_collections_held()
+
+
+def test_a_window_that_never_goes_quiet_still_gets_its_full_collection(qtbot):
+    keeper = HeapKeeper(check_ms=60_000, quiet_ms=60_000, longest_ms=200)
+    keeper.start()
+    try:
+        garbage = _old_garbage()
+        keeper.note_activity()
+        qtbot.wait(300)
+        keeper.note_activity()
+        keeper.check()
+        assert garbage() is None
+    finally:
+        keeper.stop()
+
+
+def test_an_open_window_holds_full_collections_and_its_close_gives_them_back(qtbot, tmp_path, settings):
+    from knit_desktop.ui.app import KnitApp
+
+    before = gc.get_threshold()
+    knit = KnitApp(workspace=None, dsh_home=str(tmp_path / "no-dsh"), messages=None, settings=settings,
+                   persistent=False)
+    try:
+        assert gc.get_threshold()[2] == HELD_FULL_THRESHOLD
+    finally:
+        knit.close()
+    assert gc.get_threshold() == before

@@ -10,11 +10,24 @@ Freeze only after an index opens (or while it is first built): what is alive the
 ranking or a live update: short-lived objects caught by a freeze are freed only by reference counting, so any
 reference cycle among them would be kept for good (rankings are built without cycles for that reason, see
 `rank/ranking.py` `RowDetails`, and a test holds weak references to delivered rankings to keep it so).
+
+The ranking on show is itself tens of thousands of objects (a row per document: 120,000 objects at 20,000
+documents), alive for the second until the next one, so it reaches the oldest generation, and with Python's
+default thresholds nearly every ranking set off a full collection that walked it again: 20-40 ms with the GIL held
+at 20,000 documents, five times that at 100,000, while the user watched the list change. A window therefore holds
+automatic full collections (`hold_full_collections`): the young generations are still collected as usual (they
+are small), and the window runs the full collection itself when it has been quiet for a while
+(`services/heap_keeper.py`), as qutebrowser does. Nothing is kept that a full collection would free, only later.
 """
 
 from __future__ import annotations
 
 import gc
+import time
+
+HELD_FULL_THRESHOLD = 1_000_000  # young collections before an automatic full one while held: in practice never
+
+_held: list[tuple[int, int, int]] = []  # the thresholds before each hold still in force, innermost last
 
 
 def settle_heap() -> None:
@@ -24,3 +37,28 @@ def settle_heap() -> None:
 
 def release_heap() -> None:
     gc.unfreeze()
+
+
+def hold_full_collections() -> None:
+    """Stop the collector from starting full collections on its own (until `release_full_collections`); the young
+    generations are still collected automatically. Holds nest."""
+    thresholds = gc.get_threshold()
+    _held.append(thresholds)
+    gc.set_threshold(thresholds[0], thresholds[1], HELD_FULL_THRESHOLD)
+
+
+def release_full_collections() -> None:
+    """End the innermost hold: the thresholds go back to what they were before it."""
+    if _held:
+        gc.set_threshold(*_held.pop())
+
+
+def full_collections_held() -> bool:
+    return bool(_held)
+
+
+def collect_full() -> tuple[int, float]:
+    """A full collection now: (objects freed, milliseconds it took)."""
+    started = time.perf_counter()
+    freed = gc.collect()
+    return freed, (time.perf_counter() - started) * 1000

@@ -17,6 +17,7 @@ from ..core.dsh.conversation import Message
 from ..core.memory.library import MemoryIndex
 from ..core.memory.store import MemoryStore, default_memory_dir
 from ..resources import resources_dir
+from ..services.heap_keeper import HeapKeeper
 from ..services.history import HistoryService
 from ..services.live_ranking import LiveRanking
 from ..services.thumbnails import ThumbnailService
@@ -100,6 +101,10 @@ class KnitApp:
         self.ranking.follower.messagesChanged.connect(self._check_for_recall)
         self.ranking.sessionChanged.connect(self._on_followed_session)
         self.history.start()
+        self.heap = HeapKeeper()  # full collections when quiet, not in the middle of showing a ranking
+        self.ranking.rankingChanged.connect(self.heap.note_activity)
+        self.ranking.indexProgress.connect(self.heap.note_activity)
+        self.heap.start()
 
     def _update_tray(self) -> None:
         wanted = self.settings.tray and TrayPeek.available()
@@ -219,6 +224,7 @@ class KnitApp:
         if self._history_panel is not None:
             self._history_panel.close()
         self.history.stop()
+        self.heap.stop()
         self.language.clear()
 
 
