@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import time
 from pathlib import Path
@@ -13,7 +14,7 @@ from PySide6.QtWidgets import QApplication
 
 from knit_desktop.core.dsh.conversation import load_messages
 from knit_desktop.core.rank.context_pack import ContextPack
-from knit_desktop.core.view import ViewResult
+from knit_desktop.core.view import RankedRows, ViewResult, ViewRow
 from knit_desktop.core.workspace import RankInput, Workspace
 from knit_desktop.demo import prepare_demo_workspace
 from knit_desktop.resources import demo_conversation
@@ -104,6 +105,48 @@ def test_model_in_time_order_is_one_flat_list_newest_first(demo_ws):
     assert not any(r.is_header for r in rows)
     mtimes = [r.item.mtime_ms for r in rows]
     assert mtimes == sorted(mtimes, reverse=True)
+
+
+def test_a_list_of_thousands_keeps_no_row_object_per_document_and_finds_each_row(qtbot):
+    """A ranking lists every document and the list is rebuilt on the GUI thread for each new one: its rows are
+    made as they are read, each at the position a header-per-tier list puts it."""
+    tiers = ["pinned"] * 2 + ["primary"] * 3 + ["related"] * 2
+    docs = tuple(ViewRow(f"docs/{n}.md", "md", f"Title {n}", f"summary {n}", n, tier=tier, number=n + 1)
+                 for n, tier in enumerate(tiers))
+    docs += tuple(ViewRow(f"notes/{n}.md", "md", f"Note {n}", "", n) for n in range(20_000))
+    docs += (ViewRow("shelf/a.md", "md", "Shelf", "", 0, source="Shelf", root="/books"),)
+    ranked = RankedRows("relevance", "t", (), len(docs), docs, tiered=True)
+    model = DocumentListModel()
+    gc.collect()
+    gc.disable()
+    try:
+        before = len(gc.get_objects())
+        model.set_ranked(ranked, 0)
+        assert len(gc.get_objects()) - before < 100
+    finally:
+        gc.enable()
+    rows = model.rows
+    assert len(rows) == len(docs) + 4 == model.rowCount()
+    assert [(i, rows[i].tier, rows[i].count) for i in (0, 3, 7, 10)] == [
+        (0, "pinned", 2), (3, "primary", 3), (7, "related", 2), (10, "other", 20_001)]
+    assert [rows[i].rel for i in (1, 2, 4, 6, 8, 9, 11)] == [
+        "docs/0.md", "docs/1.md", "docs/2.md", "docs/4.md", "docs/5.md", "docs/6.md", "notes/0.md"]
+    assert rows[11].tier == "" and rows[4].tier == "primary" and rows[-1].rel == "shelf/a.md"
+    assert model.row_of("notes/19999.md") == len(rows) - 2
+    assert model.row_of("/books/shelf/a.md") == len(rows) - 1 and model.row_of("shelf/a.md") == -1
+    assert model.row_of("docs/5.md") == 8
+    assert model.document_rows()[:8] == [1, 2, 4, 5, 6, 8, 9, 11] and len(model.document_rows()) == len(docs)
+    assert model.index(8).data(KeyRole) == "docs/5.md"
+    model.set_filter("note 12345")  # a header only for the tiers the filter leaves rows in
+    assert [(r.tier, r.rel) for r in model.rows] == [("", "notes/12345.md")]
+    model.set_filter("title 4")
+    assert [(r.tier, r.rel) for r in model.rows] == [("primary", ""), ("primary", "docs/4.md")]
+    model.set_filter("shelf")
+    assert [(r.tier, r.rel) for r in model.rows] == [("", "shelf/a.md")]
+    model.set_filter("")
+    model.cap = 3  # the All view shows the first few, without headers
+    model.set_ranked(ranked, 0)
+    assert [r.rel for r in model.rows] == ["docs/0.md", "docs/1.md", "docs/2.md"] and model.matching == len(docs)
 
 
 def test_filter_is_live_over_title_summary_and_path_and_the_count_says_so(demo_ws):
