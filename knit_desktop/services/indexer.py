@@ -23,6 +23,7 @@ from ..core.workspace import RankInput, RefreshReport, Workspace
 from .worker import Worker, WorkerThread, error_text, guarded
 
 FREEZE_EVERY = 1000  # files indexed between two heap freezes while a workspace is first indexed
+PROGRESS_EVERY_S = 0.1  # the window hears of indexing progress at most this often (and of the last file)
 
 
 SNAPSHOT_DELAY_MS = 15_000  # after live updates, save the fast-start snapshot at most this often
@@ -79,13 +80,19 @@ class IndexWorker(Worker):
         self._save_timer: QTimer | None = None
         self._watched = False  # a watcher feeds this worker every change: commands may trust the index
         self._lease_timer: QTimer | None = None
+        self._progress_told = 0.0  # when the window last heard of the progress (time.monotonic)
 
     def _progress(self, done: int, total: int, rel: str) -> None:
         if self.cancel.is_set():
             raise IndexingCancelled
         if done and done % FREEZE_EVERY == 0:
             settle_heap()
-        self.progress.emit(done, total, rel)
+        # Each progress signal runs a slot on the GUI thread, which must take the GIL from this thread for it:
+        # one per file (100,000 in a first index) kept the window waiting on the GIL the whole build.
+        now = time.monotonic()
+        if done >= total or now - self._progress_told >= PROGRESS_EVERY_S:
+            self._progress_told = now
+            self.progress.emit(done, total, rel)
 
     @Slot()
     def open(self) -> None:
