@@ -81,3 +81,44 @@ def test_the_window_vouches_for_its_index_while_it_watches(qtbot, make_workspace
     finally:
         live.stop()
     assert lease() is None
+
+
+def test_a_conversation_faster_than_one_ranking_still_sees_rankings(qtbot, make_workspace, monkeypatch):
+    """Each message asks for a ranking; in a large workspace one takes longer than the gap between messages.
+    Rankings asked for in the meantime are skipped (only the newest counts), and the newest answer finished is
+    shown while a newer one is still being made: the list keeps up instead of showing nothing until the
+    conversation pauses."""
+    import threading
+    import time
+
+    from knit_desktop.core.dsh.conversation import Message
+    from knit_desktop.core.workspace import Workspace
+
+    root = make_workspace({f"n{i}.md": f"# Note {i}\n\ncache eviction {i}" for i in range(20)})
+    computed: list = []
+    real_view = Workspace.view
+
+    def slow_view(self, request, **options):
+        if threading.current_thread() is not threading.main_thread():
+            time.sleep(0.3)  # a large workspace's ranking
+        computed.append(request)
+        return real_view(self, request, **options)
+
+    monkeypatch.setattr(Workspace, "view", slow_view)
+    live = LiveRanking(workspace=str(root), persistent=False, follow=False)
+    shown = []
+    live.rankingChanged.connect(shown.append)
+    live.start()
+    try:
+        qtbot.waitUntil(lambda: bool(shown), timeout=10_000)
+        computed.clear()
+        before = len(shown)
+        for i in range(20):  # a message every 100 ms for two seconds
+            live.set_messages([Message("user", f"message {i} about the cache eviction")])
+            qtbot.wait(100)
+        during = len(shown) - before
+        qtbot.wait(1500)  # the last ones finish
+        assert during >= 3, f"{during} rankings shown while the conversation moved"
+        assert len(computed) <= 10, f"{len(computed)} of 20 rankings computed: superseded ones were not skipped"
+    finally:
+        live.stop()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass
+from typing import cast
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from PySide6.QtGui import QImage
@@ -81,6 +82,7 @@ class IndexWorker(Worker):
         self._watched = False  # a watcher feeds this worker every change: commands may trust the index
         self._lease_timer: QTimer | None = None
         self._progress_told = 0.0  # when the window last heard of the progress (time.monotonic)
+        self.newest_rank = 0  # the token of the newest ranking asked for (set by the service's thread)
 
     def _progress(self, done: int, total: int, rel: str) -> None:
         if self.cancel.is_set():
@@ -248,6 +250,11 @@ class IndexWorker(Worker):
     def rank(self, job: RankJob) -> None:
         if self.workspace is None:
             return
+        if job.token < self.newest_rank:
+            # A newer request waits behind this one, and only the newest answer is shown: ranking every request
+            # in turn fell further behind a conversation that moves faster than one ranking (at 100,000
+            # documents), and the window never showed any of them.
+            return
         now = job.now_ms if job.now_ms is not None else int(time.time() * 1000)
         pins = Pins.load(self.workspace.root)  # read per ranking: a pin or hide made a moment ago counts now
         library = [(s.label, s.workspace, Pins.load(s.workspace.root)) for s in self.library.values()
@@ -355,8 +362,10 @@ class IndexerService(WorkerThread):
         self._refresh.emit()
 
     def rank(self, request: RankInput, **options) -> int:
-        """Queue a ranking; the answer arrives on `ranked` with the returned token."""
+        """Queue a ranking; the answer arrives on `ranked` with the returned token. It supersedes every ranking
+        asked for before: one of them that has not started yet is never computed (and has no answer)."""
         token = self.new_token()
+        cast(IndexWorker, self._worker).newest_rank = token  # an int assignment: read by the worker as it is
         self._rank.emit(RankJob(token, request, **options))
         return token
 

@@ -71,6 +71,8 @@ class LiveRanking(QObject):
         self._watcher: WorkspaceWatcher | None = None
         self._ready = False
         self._latest = 0
+        self._asked: dict[int, tuple[str, str, str]] = {}  # rankings asked for and not answered: token -> view
+        self._shown_token = 0
         self._shown: ViewResult | None = None  # the last result delivered
         self._retired: list[IndexerService] = []  # old workspaces' indexers, still saving
         self.follower = ConversationFollower(dsh_home, self)
@@ -242,6 +244,7 @@ class LiveRanking(QObject):
             self._watcher.stop(wait=wait)
             self._watcher.deleteLater()
             self._watcher = None
+        self._asked.clear()
         if self._indexer is not None:
             indexer, self._indexer = self._indexer, None
             indexer.disconnect_all()  # nothing the old workspace's worker still says reaches the window
@@ -267,12 +270,21 @@ class LiveRanking(QObject):
             return
         request = RankInput.from_query(self.topic) if self.topic else RankInput.from_messages(self.conversation.messages)
         with_context = self.kind == "doc" and self.sort == "relevance"
+        scope = self.scope if self.library_folders else "workspace"
         self._latest = self._indexer.rank(request, kind=self.kind, sort=self.sort, with_context=with_context,
-                                          scope=self.scope if self.library_folders else "workspace")
+                                          scope=scope)
+        self._asked[self._latest] = (self.kind, self.sort, scope)
 
     def _on_ranked(self, token: int, result: ViewResult) -> None:
-        if token != self._latest:
+        view = self._asked.pop(token, None)
+        # An earlier request's answer, finished while a newer one waits, is shown when nothing newer has been and
+        # it is of the view asked for last: a conversation that moves faster than one ranking (a large
+        # workspace) would otherwise never see one.
+        stale = token < self._shown_token or view is None or view != self._asked.get(self._latest)
+        if token != self._latest and stale:
             return
+        self._asked = {t: v for t, v in self._asked.items() if t > token}
+        self._shown_token = max(self._shown_token, token)
         result = result.with_usage(self._usage(result))
         self._shown = result
         # No heap freeze here: the shown ranking is replaced within seconds, and whatever a freeze caught of it
