@@ -63,8 +63,9 @@ class Prepared:
     local_ids: array | None = None
     vocabulary: WorkerVocabulary | None = None
 
-    def token_ids(self, index: SearchIndex) -> list[int] | None:
-        """The vocabulary ids of the document's words in `index`, or None when `stats.tokens` has the words."""
+    def token_ids(self, index: SearchIndex) -> array | None:
+        """The vocabulary ids of the document's words in `index` (typecode "I"), or None when `stats.tokens` has
+        the words."""
         if self.local_ids is None or self.vocabulary is None:
             return None
         return self.vocabulary.token_ids(self.local_ids, index)
@@ -85,7 +86,7 @@ class WorkerVocabulary:
         self.words.extend(words)
         self.tids.extend(repeat(-1, len(words)))
 
-    def token_ids(self, local_ids: array, index: SearchIndex) -> list[int]:
+    def token_ids(self, local_ids: array, index: SearchIndex) -> array:
         numbers = np.frombuffer(local_ids, dtype=np.uint32)
         tids = np.frombuffer(self.tids, dtype=np.int64)
         found = tids[numbers]
@@ -100,8 +101,7 @@ class WorkerVocabulary:
             found[missing] = new
             for n in numbered.tolist():
                 self.words[n] = None
-        ids: list[int] = found.tolist()
-        return ids
+        return array("I", found.astype(np.uint32).tobytes())
 
 
 Outcome = Prepared | FileStatus | str  # str: TOUCHED

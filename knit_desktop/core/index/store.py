@@ -680,7 +680,7 @@ class IndexStore:
                 return None
         else:  # format 8
             index.vocab = {token: tid for tid, token in enumerate(tokens)}
-        index.post_docs, index.post_tfs = postings
+        index.set_postings(*postings)
         index.defer_trigrams(lambda: _trigrams_of(packed_trigrams), packed_trigrams)
         index.snapshot_outdated = state["format"] != SNAPSHOT_FORMAT
         index.version = 1
