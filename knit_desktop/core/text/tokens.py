@@ -7,6 +7,7 @@ import threading
 from collections import Counter
 from collections.abc import Iterator
 from functools import lru_cache
+from itertools import chain
 
 import Stemmer
 
@@ -165,10 +166,27 @@ def latin_words(text: str) -> Iterator[tuple[str, int]]:
             yield key, base + offset
 
 
-@lru_cache(maxsize=262144)
+class _RunKeyNames(dict[str, tuple[str, ...]]):
+    """The keys of `run_keys` without their offsets, by run: what counting a run's occurrences needs. A plain
+    dict looked up from C (`__getitem__` through map), computed on a miss; emptied when it grows past
+    RUN_KEY_NAMES_LIMIT (a worker sees every spelling of every word of a large workspace)."""
+
+    def __missing__(self, run: str) -> tuple[str, ...]:
+        if len(self) >= RUN_KEY_NAMES_LIMIT:
+            self.clear()
+        names = self[run] = tuple(key for key, _ in run_keys(run))
+        return names
+
+
+RUN_KEY_NAMES_LIMIT = 262144
+# Every byte that LATIN_DOC_RUN does not match, as a space (for ASCII text only).
+_NOT_WORD_TO_SPACE = bytes(b if chr(b).isascii() and (chr(b).isalnum() or chr(b) == "_") else 32 for b in range(256))
+_RUN_KEY_NAMES = _RunKeyNames()
+
+
 def run_key_names(run: str) -> tuple[str, ...]:
     """The keys of `run_keys` without their offsets: what counting a run's occurrences needs."""
-    return tuple(key for key, _ in run_keys(run))
+    return _RUN_KEY_NAMES[run]
 
 
 def field_counts(text: str) -> tuple[dict[str, int], int]:
@@ -176,20 +194,20 @@ def field_counts(text: str) -> tuple[dict[str, int], int]:
     field's length in words: Latin runs plus CJK characters (a character is about a word's worth of meaning, so
     an English page and its Chinese translation come out about the same length).
 
-    One pass of each pattern over the text (the length used to be a second one), each distinct run split once,
-    and the counts summed in a plain dict (a Counter's default was a Python call per new key)."""
-    runs = LATIN_DOC_RUN.findall(text)
+    One pass of each pattern over the text, and the keys of every run occurrence counted by one Counter fed
+    from C (a run's keys cached by run): no Python step per run or per key. The keys come out in the order
+    they first occur, as the ids of new vocabulary entries must."""
+    ascii = text.isascii()  # checked at C speed; most English text has no CJK run to look for
+    # ASCII text: the runs are what is left between the bytes that are not word characters (a third faster
+    # than the pattern, which finds the same runs).
+    runs = text.encode("ascii").translate(_NOT_WORD_TO_SPACE).decode("ascii").split() if ascii else LATIN_DOC_RUN.findall(text)
     length = len(runs)
-    counts: dict[str, int] = {}
-    get = counts.get
-    for run, n in Counter(runs).items():
-        for key in run_key_names(run):
-            counts[key] = get(key, 0) + n
-    if not text.isascii():  # checked at C speed; most English text has no CJK run to look for
+    counts: dict[str, int] = Counter(chain.from_iterable(map(_RUN_KEY_NAMES.__getitem__, runs)))
+    if not ascii:
         length += sum(map(len, CJK_RUN.findall(text)))
-        # (Grams are CJK, Latin keys ASCII: no key is in both.)
-        counts.update(Counter(CJK_PAIR.findall(text)))
-        counts.update(Counter(CJK_TRIPLE.findall(text)))
+        # (Grams are CJK, Latin keys ASCII: no key is in both. dict.update: Counter's own would add in Python.)
+        dict.update(counts, Counter(CJK_PAIR.findall(text)))
+        dict.update(counts, Counter(CJK_TRIPLE.findall(text)))
     return counts, length
 
 
