@@ -19,7 +19,6 @@ from array import array
 from collections import deque
 from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, replace
-from itertools import repeat
 from typing import TYPE_CHECKING, cast
 
 import numpy as np
@@ -36,7 +35,8 @@ if TYPE_CHECKING:  # the process pool is imported when a build uses it, not by e
 TOUCHED = "touched"  # the file's bytes hash as before: only its modification time and size are new
 CRASHED_REASON = "reading it stopped the process that read it (the file may be damaged or hostile)"
 CHUNK_FILES = 128  # files per task sent to a worker: enough to make the round trip cheap, few enough to balance
-CHUNKS_IN_FLIGHT_PER_WORKER = 3  # queued ahead per worker, so none waits; bounded, so memory stays flat
+CHUNKS_IN_FLIGHT_PER_WORKER = 3
+UNNUMBERED = 0xFFFFFFFF  # a worker's word not in the index's vocabulary yet  # queued ahead per worker, so none waits; bounded, so memory stays flat
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,30 +78,34 @@ class WorkerVocabulary:
 
     def __init__(self) -> None:
         self.words: list[str | None] = []  # by worker number; None once in the index's vocabulary
-        self.tids = array("q")  # by worker number; -1 until then
+        # Vocabulary id by worker number (UNNUMBERED until then), in a NumPy buffer grown by doubling: looked up
+        # for every document, with no conversion on the way.
+        self.tids = np.full(1024, UNNUMBERED, dtype=np.uint32)
 
     def extend(self, first: int, words: list[str]) -> None:
         if first != len(self.words):
             raise ValueError("a worker's word numbers are out of step")
         self.words.extend(words)
-        self.tids.extend(repeat(-1, len(words)))
+        if len(self.words) > len(self.tids):
+            grown = np.full(max(len(self.words), 2 * len(self.tids)), UNNUMBERED, dtype=np.uint32)
+            grown[: len(self.tids)] = self.tids
+            self.tids = grown
 
     def token_ids(self, local_ids: array, index: SearchIndex) -> array:
         numbers = np.frombuffer(local_ids, dtype=np.uint32)
-        tids = np.frombuffer(self.tids, dtype=np.int64)
-        found = tids[numbers]
-        missing = np.flatnonzero(found < 0)
-        if len(missing):
+        found = self.tids[numbers]
+        if len(found) and found.max() == UNNUMBERED:
             # Added to the vocabulary now, as the document is, in the document's order: the ids come out as
             # they would in one process, and a word of a document never added never enters the vocabulary.
+            missing = np.flatnonzero(found == UNNUMBERED)
             numbered = numbers[missing]
             words = [self.words[n] for n in numbered.tolist()]
             new = index.token_ids(cast(list[str], words))
-            tids[numbered] = new
+            self.tids[numbered] = new
             found[missing] = new
             for n in numbered.tolist():
                 self.words[n] = None
-        return array("I", found.astype(np.uint32).tobytes())
+        return array("I", found.tobytes())
 
 
 Outcome = Prepared | FileStatus | str  # str: TOUCHED

@@ -30,6 +30,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from glob import escape as glob_escape
+from itertools import groupby
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +87,11 @@ CREATE TABLE IF NOT EXISTS files (
 CREATE TABLE IF NOT EXISTS snapshot (id INTEGER PRIMARY KEY CHECK (id = 1), generation INTEGER NOT NULL, data BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS changes (rel TEXT PRIMARY KEY, generation INTEGER NOT NULL);
 """
+
+
+_BUMP_GENERATION = "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'"
+_JOURNAL_CHANGE = ("INSERT OR REPLACE INTO changes (rel, generation)"
+                   " SELECT ?, CAST(value AS INTEGER) FROM meta WHERE key = 'generation'")
 
 
 @dataclass(frozen=True)
@@ -159,6 +166,7 @@ class IndexStore:
         self.read_only = False
         self.notice = ""
         self._pending: list[tuple[str, tuple]] | None = None
+        self._pending_rels: list[str] = []  # files written in the pending batch (see _bump)
         self._bodies: OrderedDict[str, str] = OrderedDict()
         self._bodies_lock = threading.Lock()
         try:
@@ -314,7 +322,7 @@ class IndexStore:
         """Start over after damage found while reading (a malformed page deep in the file)."""
         with contextlib.suppress(sqlite3.Error):
             self.db.close()
-        self._pending = None
+        self._pending, self._pending_rels = None, []
         self._set_aside(why)
         self.db = self._connect()
         self._create()
@@ -343,16 +351,23 @@ class IndexStore:
         if self._pending is not None:  # nested: the outer batch commits
             yield
             return
-        self._pending = []
+        self._pending, self._pending_rels = [], []
         try:
             yield
             pending, self._pending = self._pending, None
-            if pending and not self.read_only:
+            rels, self._pending_rels = self._pending_rels, []
+            if (pending or rels) and not self.read_only:
                 with self.transaction():
-                    for sql, params in pending:
-                        self.db.execute(sql, params)
+                    # Consecutive writes of one statement go to SQLite together (a build writes thousands of
+                    # rows alike: one executemany each run instead of a call per row).
+                    for sql, run in groupby(pending, key=itemgetter(0)):
+                        self.db.executemany(sql, map(itemgetter(1), run))
+                    if rels:  # the batch's files, journaled at the generation its commit makes
+                        self.db.execute(_BUMP_GENERATION)
+                        self.db.executemany(_JOURNAL_CHANGE, zip(rels))
         finally:
             self._pending = None
+            self._pending_rels = []
 
     def _write(self, sql: str, params: tuple = ()) -> None:
         if self.read_only:
@@ -420,10 +435,15 @@ class IndexStore:
 
     def _bump(self, rel: str) -> None:
         """Count a write of `rel`'s row and journal it, so a start from an older snapshot re-reads only the
-        rows written since (see load_snapshot)."""
-        self._write("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'")
-        self._write("INSERT OR REPLACE INTO changes (rel, generation)"
-                    " SELECT ?, CAST(value AS INTEGER) FROM meta WHERE key = 'generation'", (rel,))
+        rows written since (see load_snapshot). In a batch, once for the whole batch when it commits: every row
+        of one transaction becomes visible at once, so one new generation covers them all."""
+        if self.read_only:
+            return
+        if self._pending is not None:
+            self._pending_rels.append(rel)
+            return
+        self.db.execute(_BUMP_GENERATION)
+        self.db.execute(_JOURNAL_CHANGE, (rel,))
 
     def rows(self, only_problems: bool = False) -> dict[str, FileRow]:
         query = "SELECT rel, kind, mtime_ms, size, content_hash, state, reason FROM files"
