@@ -89,3 +89,51 @@ def test_media_pool_is_scored_by_file_name():
     assert index.pool("media").size == 1 and index.pool("all").size == 2
     ranking = rank(index, [Keyword("png", 27)], now_ms=NOW, kind="media")
     assert ranking.hits[0].doc.rel == "shots/login-flow.png"
+
+
+def test_postings_from_the_flat_run_equal_one_list_per_term_in_document_order(monkeypatch):
+    """Postings wait in one flat run and are sorted into the per-term lists when it fills or a list is read:
+    whatever the moment, each term lists its documents in the order they came, with their counts."""
+    from knit_desktop.core.index import search_index
+    from knit_desktop.core.index.search_index import document_stats
+
+    monkeypatch.setattr(search_index, "PENDING_POSTINGS", 97)  # the run fills many times, mid-document too
+    rng = random.Random(11)
+    index = SearchIndex()
+    expected: dict[str, list[tuple[int, int, int, int]]] = {}
+    for i in range(150):
+        doc = random_doc(rng, i % 110)  # some rels again: replaced, the old postings stay behind as dead ones
+        doc_id = index.add(doc)
+        stats = document_stats(doc)
+        for k, token in enumerate(stats.tokens):
+            expected.setdefault(token, []).append((doc_id, stats.title[k], stats.summary[k], stats.body[k]))
+        if i % 37 == 0:  # a query between documents reads (and so sorts) what is pending
+            index.postings(rng.choice(list(expected)))
+    assert index.tokens == list(expected)  # ids in order of first appearance, as documents came
+    for tid, token in enumerate(index.tokens):
+        docs, (title, summary, body) = index.post_docs[tid], index.post_tfs[tid]
+        assert list(zip(docs, title, summary, body)) == expected[token]
+
+
+@pytest.mark.parametrize("text", [
+    "Plain words, plain WORDS: cache caches cached.",
+    "camelCaseWords and snake_case_words, mtimeMs mtime_ms MTIMEMS a1b2c3 x9 __init__ 2026Q3",
+    "Café naïve résumé: non-ASCII Latin letters split runs",
+    "缩略图缓存的问题 and the cacheEviction plan 排序算法 — 相关性",
+    "", "   ", "!!!",
+])
+def test_field_counts_are_every_run_key_counted_in_first_seen_order(text):
+    from collections import Counter
+
+    from knit_desktop.core.text.tokens import CJK_PAIR, CJK_RUN, CJK_TRIPLE, LATIN_DOC_RUN, field_counts, run_keys
+
+    runs = LATIN_DOC_RUN.findall(text)
+    expected: dict[str, int] = {}
+    for run in runs:
+        for key, _ in run_keys(run):
+            expected[key] = expected.get(key, 0) + 1
+    expected.update(Counter(CJK_PAIR.findall(text)))
+    expected.update(Counter(CJK_TRIPLE.findall(text)))
+    counts, length = field_counts(text)
+    assert list(counts.items()) == list(expected.items())
+    assert length == len(runs) + sum(map(len, CJK_RUN.findall(text)))
