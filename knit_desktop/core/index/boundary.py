@@ -43,10 +43,30 @@ def inside(root_real: str, path: str) -> bool:
         return False
 
 
+def _realpath_below(root_real: str, path: str) -> str:
+    """`os.path.realpath(path)`, looking only at the components below `root_real` when `path` starts with it:
+    the root was resolved already, and resolving it again for every file was a third of finding where each file
+    of a build leads. Anything but plain names below the root, a symlink or an error: `realpath` decides."""
+    prefix = root_real if root_real.endswith(os.sep) else root_real + os.sep
+    if not path.startswith(prefix):
+        return os.path.realpath(path)
+    current = prefix[:-1]
+    try:
+        for part in path[len(prefix) :].split(os.sep):
+            if part in ("", ".", ".."):
+                return os.path.realpath(path)
+            current = current + os.sep + part
+            if stat_module.S_ISLNK(os.lstat(current).st_mode):
+                return os.path.realpath(path)
+    except OSError:
+        return os.path.realpath(path)
+    return current
+
+
 def real_inside(root_real: str, path: str) -> str:
     """`path` resolved; raises OutsideWorkspace when it leads out of the workspace."""
     try:
-        target = os.path.realpath(path)
+        target = _realpath_below(root_real, path)
     except (OSError, ValueError):
         raise OutsideWorkspace() from None
     if not within(root_real, target):
