@@ -1,11 +1,14 @@
 import random
+from collections import Counter
 
 import pytest
 
+from knit_desktop.core.index import search_index
 from knit_desktop.core.index.documents import Document
-from knit_desktop.core.index.search_index import SearchIndex, field_sources
+from knit_desktop.core.index.search_index import SearchIndex, document_stats, field_sources
 from knit_desktop.core.rank.keywords import Keyword
 from knit_desktop.core.rank.ranking import freshness, rank
+from knit_desktop.core.text.tokens import CJK_PAIR, CJK_RUN, CJK_TRIPLE, LATIN_DOC_RUN, field_counts, run_keys
 
 from .reference_impl import count, reference_raw
 
@@ -94,9 +97,6 @@ def test_media_pool_is_scored_by_file_name():
 def test_postings_from_the_flat_run_equal_one_list_per_term_in_document_order(monkeypatch):
     """Postings wait in one flat run and are sorted into the per-term lists when it fills or a list is read:
     whatever the moment, each term lists its documents in the order they came, with their counts."""
-    from knit_desktop.core.index import search_index
-    from knit_desktop.core.index.search_index import document_stats
-
     monkeypatch.setattr(search_index, "PENDING_POSTINGS", 97)  # the run fills many times, mid-document too
     rng = random.Random(11)
     index = SearchIndex()
@@ -123,10 +123,6 @@ def test_postings_from_the_flat_run_equal_one_list_per_term_in_document_order(mo
     "", "   ", "!!!",
 ])
 def test_field_counts_are_every_run_key_counted_in_first_seen_order(text):
-    from collections import Counter
-
-    from knit_desktop.core.text.tokens import CJK_PAIR, CJK_RUN, CJK_TRIPLE, LATIN_DOC_RUN, field_counts, run_keys
-
     runs = LATIN_DOC_RUN.findall(text)
     expected: dict[str, int] = {}
     for run in runs:

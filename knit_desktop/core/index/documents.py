@@ -82,6 +82,13 @@ class Document:
     page_starts: list[int] = field(default_factory=list)
     note: str = ""  # what the "indexed" status adds: a cut at a budget, the encoding the text was decoded from
 
+    def __reduce__(self) -> tuple:
+        # Pickled as its fields in order (a build sends one per file from its worker processes): the state
+        # functions dataclasses give a slotted class walk its fields in Python on both sides. A subclass holding
+        # its body elsewhere (StoredDocument) is pickled as a plain Document with its body.
+        return (Document, (self.rel, self.kind, self.title, self.summary, self.mtime_ms, self.size, self.body,
+                           self.truncated, self.content_hash, self.page_starts, self.note))
+
     @property
     def status_note(self) -> str:
         if self.note:

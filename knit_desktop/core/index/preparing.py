@@ -51,6 +51,9 @@ class FileTask:
     size: int
     known_hash: str = ""
 
+    def __reduce__(self) -> tuple:  # (see Document.__reduce__: one is sent per file)
+        return (FileTask, (self.path, self.rel, self.kind, self.mtime_ms, self.size, self.known_hash))
+
 
 @dataclass(frozen=True, slots=True)
 class Prepared:
@@ -62,6 +65,9 @@ class Prepared:
     stats: TokenStats
     local_ids: array | None = None
     vocabulary: WorkerVocabulary | None = None
+
+    def __reduce__(self) -> tuple:  # (see Document.__reduce__: one comes back per file)
+        return (Prepared, (self.doc, self.refs, self.stats, self.local_ids, self.vocabulary))
 
     def token_ids(self, index: SearchIndex) -> array | None:
         """The vocabulary ids of the document's words in `index` (typecode "I"), or None when `stats.tokens` has

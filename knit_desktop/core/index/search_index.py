@@ -70,6 +70,9 @@ class TokenStats:
     summary: array
     body: array
 
+    def __reduce__(self) -> tuple:  # (see Document.__reduce__: one comes back per file from a worker)
+        return (TokenStats, (self.lengths, self.tokens, self.title, self.summary, self.body))
+
 
 def document_stats(doc: Document) -> TokenStats:
     """Cut a document's fields into index keys and count them (the costly half of `SearchIndex.add`)."""
@@ -135,11 +138,11 @@ class PendingPostings:
         bounds = [0, *cuts.tolist(), len(order)]
         del tids, sorted_tids, cuts
         doc_ids = np.repeat(np.frombuffer(self.doc_ids, dtype=np.uint32), np.frombuffer(self.doc_sizes, dtype=np.uint32))
-        sources = [doc_ids, *(np.frombuffer(c, dtype=np.uint16) for c in (self.title, self.summary, self.body))]
+        sources: list[np.ndarray] = [doc_ids, *(np.frombuffer(c, dtype=np.uint16) for c in (self.title, self.summary, self.body))]
         del doc_ids
         self._reset()  # new buffers; the old ones live on in `sources` until sorted
         columns = list(map(post_tfs.__getitem__, terms))
-        targets = [list(map(post_docs.__getitem__, terms)), *([c[f] for c in columns] for f in range(3))]
+        targets: list[list[array]] = [list(map(post_docs.__getitem__, terms)), *([c[f] for c in columns] for f in range(3))]
         del columns
         while sources:
             column = sources.pop(0)[order]  # one column sorted at a time: memory stays flat
