@@ -1,6 +1,7 @@
 import random
 from collections import Counter
 
+import numpy as np
 import pytest
 
 from knit_desktop.core.index import search_index
@@ -133,3 +134,12 @@ def test_field_counts_are_every_run_key_counted_in_first_seen_order(text):
     counts, length = field_counts(text)
     assert list(counts.items()) == list(expected.items())
     assert length == len(runs) + sum(map(len, CJK_RUN.findall(text)))
+
+
+def test_the_radix_order_of_token_ids_is_numpys_stable_order():
+    """Token ids past 65,535 (a vocabulary that large) take the second radix pass."""
+    rng = np.random.default_rng(5)
+    for high in (300, 70_000, 5_000_000):
+        keys = rng.integers(0, high, 20_000).astype(np.uint32)
+        assert (search_index._stable_order(keys) == np.argsort(keys, kind="stable")).all()
+    assert len(search_index._stable_order(np.zeros(0, dtype=np.uint32))) == 0
