@@ -18,7 +18,7 @@ import time
 from array import array
 from collections import deque
 from collections.abc import Callable, Generator, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 import numpy as np
@@ -184,7 +184,8 @@ def numbered_chunk(work: ChunkWork, tasks: Sequence[FileTask], root: str) -> Num
                     if ids[k] is None:
                         ids[k] = numbers[word] = len(numbers)
                         new.append(word)
-            stats = replace(outcome.stats, tokens=[])
+            counted = outcome.stats  # (rebuilt directly: dataclasses.replace walks the fields in Python)
+            stats = TokenStats(counted.lengths, [], counted.title, counted.summary, counted.body)
             outcomes[i] = Prepared(outcome.doc, outcome.refs, stats, array("I", cast(list[int], ids)))
     return _WORKER_KEY[0], first, new, outcomes
 
