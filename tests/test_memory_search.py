@@ -89,6 +89,15 @@ def test_english_stems_prefixes_and_stop_words():
     assert score("deploy", library) > 0  # a prefix of the heading word
 
 
+def test_a_negation_is_a_word_of_the_question():
+    # Memory files state rules and limits by negation; "what is not shared" asks for the entry that says "not".
+    assert {"not", "no"} <= units("the cache is not shared, no locks")
+    library = lib("# Cache\n\n## Notes\n- the build cache is shared between runs of one job\n"
+                  "- the build cache is not shared between workers\n", name="cache.md")
+    hits = search([library], "what is not shared")
+    assert hits[0].start == 5
+
+
 def test_answers_are_line_ranges_within_the_budget_and_the_hit_cap(tmp_path):
     memory = tmp_path / "memory"
     memory.mkdir()

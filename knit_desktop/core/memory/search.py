@@ -95,10 +95,13 @@ STATE_WORDS = ("当前", "目前", "现在", "现状", "截至", "状态", "进�
 QUESTION_PHRASES = ("做到哪一步了", "做到哪一步", "做到哪了", "做到哪", "到哪一步了", "到哪一步", "到哪了", "哪一步",
                     "怎么样了", "进行中还是已完成", "还是已完成", "完成了吗", "实现了吗", "关闭了吗", "做完了吗",
                     "how far did", "how far", "done yet", "finished yet")
+# Negations ("not", "no") are not stop words: memory files state rules and limits by them ("do not commit
+# generated files", "no tests for the exporter", "is not shared between workers"), and a question that says "not"
+# asks for the entry that says it. Common words, so their IDF keeps them weak.
 STOP_WORDS = frozenset(
     "a an the and or of to in on for with at by from is are was were be been it this that these those i me my we "
     "our you your he she they them what which who whom how why when where do does did can could should would "
-    "will shall about into over there here any some all not no yes use used using get got yet now ever also just "
+    "will shall about into over there here any some all yes use used using get got yet now ever also just "
     "please after before than then".split()
 )
 CJK_STOP = frozenset("的了吗呢吧啊是在有和与及或这那哪我你他她它们都也就还又很把被让给对从为以而但")
