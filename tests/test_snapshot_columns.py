@@ -334,3 +334,36 @@ def test_a_save_writes_the_unchanged_blocks_again_as_they_were(make_workspace, f
     built = Workspace.open(str(root))
     for query in ("orbit telemetry", "zeppelin", "vector clocks cache", "attachment"):
         assert ranked(again, query, now_ms) == ranked(built, query, now_ms)
+
+
+def test_a_walk_finds_every_kind_of_change_against_the_columns_and_the_objects(make_workspace, files, now_ms):
+    """A walk compares the modification time and size of every file with the index at once: with the snapshot's
+    columns, with the documents held as objects since (changed while the process runs) and with the rows of files
+    that are not documents. Each kind of change is found, and only the changed files are read."""
+    root = make_workspace(files)
+    (root / "docs/binary.md").write_bytes(b"\x00\x01" * 50)  # skipped: a row, not a document
+    Workspace.open_persistent(str(root)).close()
+    ws = Workspace.open_persistent(str(root))
+    assert not ws.last_refresh.changes and ws.last_refresh.unchanged == len(files) + 1
+
+    def write(rel, text, when):
+        (root / rel).write_text(text, encoding="utf-8")
+        os.utime(root / rel, (when / 1000, when / 1000))
+
+    write("notes/n01.md", "# Note 1\n\nA comet instead.\n", now_ms + DAY)
+    first = ws.refresh()
+    assert (first.changed, first.paths) == (1, ["notes/n01.md"])  # its row is an object from now on
+    write("notes/n01.md", "# Note 1\n\nA comet, twice.\n", now_ms + 2 * DAY)  # the object row changes again
+    write("notes/n03.md", "# Note 3\n\nOrbit telemetry batch 9.\n", now_ms + DAY)  # same size, new content
+    os.utime(root / "notes/n02.md", (now_ms / 1000 + 5, now_ms / 1000 + 5))  # touched only
+    write("notes/new.md", "# New\n\nA comet report.\n", now_ms)
+    (root / "docs/sync.md").unlink()
+    (root / "docs/binary.md").unlink()
+    report = ws.refresh()
+    assert (report.added, report.changed, report.touched, report.removed) == (1, 2, 1, 2)
+    assert sorted(report.paths) == ["docs/binary.md", "docs/sync.md", "notes/n01.md", "notes/n02.md",
+                                    "notes/n03.md", "notes/new.md"]
+    assert report.unchanged == len(files) - 1 - 3 and report.total == len(files)
+    assert sorted(rel for rel, raw in ranked(ws, "comet", now_ms) if raw > 0) == ["notes/n01.md", "notes/new.md"]
+    assert "docs/binary.md" not in ws.statuses and "docs/sync.md" not in ws.statuses
+    assert not ws.refresh().changes

@@ -12,7 +12,10 @@ import sqlite3
 import time
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 from .dsh.conversation import MAX_CHARS, Message, conversation_window
 from .index.boundary import OUTSIDE_REASON, WorkspaceNotFound, links_outside
@@ -29,7 +32,7 @@ from .index.preparing import (
     prepare_in_processes,
     worker_count,
 )
-from .index.scan import Candidate, FileStatus, candidate_for, walk_workspace
+from .index.scan import Candidate, FileStatus, WorkspaceScan, candidate_for, scan_workspace
 from .index.search_index import SearchIndex
 from .index.store import FileRow, IndexStore, is_damage, postings_damaged
 from .paths import index_db_path
@@ -233,15 +236,12 @@ class Workspace:
         deadline = time.monotonic() + budget_s if budget_s is not None else None
         report = RefreshReport(loaded_from=self.last_refresh.loaded_from, caught_up=self.last_refresh.caught_up)
         problems: list[FileStatus] = []
-        candidates = list(walk_workspace(self.root, problems))
-        report.total = len(candidates)
-        seen = {c.rel for c in candidates}
-        todo = [c for c in candidates if self._needs_update(c)]
+        scan = scan_workspace(self.root, problems)
+        report.total = len(scan)
+        todo, gone = self._compare(scan)
         if deadline is not None:
             todo.sort(key=lambda c: (_COST.get(c.kind, 1), -c.mtime_ms, c.rel))
-        report.unchanged = len(candidates) - len(todo)
-        gone = sorted((set(self._rows) | self.index.by_rel.keys()) - seen)
-        gone = [rel for rel in gone if self._rows.get(rel) is None or self._rows[rel].kind != "dir"]
+        report.unchanged = len(scan) - len(todo)
         done = 0
         prepared = self._prepared_in_processes(todo)
         try:
@@ -323,6 +323,33 @@ class Workspace:
         if row is not None and row.state == "indexed" and cand.rel in self.index.by_rel:
             known = row.content_hash  # (media have none: never read, they are re-listed)
         return FileTask(cand.path, cand.rel, cand.kind, cand.mtime_ms, cand.size, known)
+
+    def _compare(self, scan: WorkspaceScan) -> tuple[list[Candidate], list[str]]:
+        """What a walk found against what the index holds: the files to (re)index, in walk order, and the rels
+        of the known files it did not find, sorted. The documents' modification times and sizes are compared as
+        columns at once; a file the index does not hold as a document (new, or a row of a file that was not
+        indexed) is looked at on its own."""
+        index, rows = self.index, self._rows
+        by_rel = index.by_rel
+        n = len(scan)
+        ids = np.fromiter(map(by_rel.get, scan.rels, repeat(-1)), dtype=np.int64, count=n)
+        known = ids >= 0
+        known_ids = ids[known]
+        mtimes_ms = np.array(scan.mtimes_ns, dtype=np.int64) // 1_000_000
+        sizes = np.array(scan.sizes, dtype=np.int64)
+        needed = np.ones(n, dtype=bool)
+        needed[known] = (index.docs.mtimes()[known_ids] != mtimes_ms[known]) | (index.docs.sizes()[known_ids] != sizes[known])
+        walked_rows: set[str] = set()
+        for i in np.flatnonzero(~known).tolist():
+            cand = scan.candidate(i)
+            walked_rows.add(cand.rel)
+            needed[i] = self._needs_update(cand)
+        todo = [scan.candidate(i) for i in np.flatnonzero(needed).tolist()]
+        seen = np.zeros(len(index.docs), dtype=bool)
+        seen[known_ids] = True
+        gone = {index.docs.rel(i) for i in np.flatnonzero(index.docs.live() & ~seen).tolist()}
+        gone.update(rel for rel in rows if rel not in walked_rows and rel not in by_rel)
+        return todo, sorted(rel for rel in gone if rel not in rows or rows[rel].kind != "dir")
 
     def _needs_update(self, cand: Candidate) -> bool:
         stat = self.index.stat(cand.rel)  # (not the document: a walk would build one per file)

@@ -97,15 +97,15 @@ def test_a_link_swapped_in_after_the_walk_is_not_read(tmp_path, monkeypatch):
     secret.write_text(SECRET, encoding="utf-8")
     from knit_desktop.core.index import scan
 
-    real_walk = scan.walk_workspace
+    real_walk = scan.scan_workspace
 
     def walk_then_swap(*args, **kwargs):
-        found = list(real_walk(*args, **kwargs))
+        found = real_walk(*args, **kwargs)
         (root / "a.md").unlink()
         os.symlink(secret, root / "a.md")
-        return iter(found)
+        return found
 
-    monkeypatch.setattr("knit_desktop.core.workspace.walk_workspace", walk_then_swap)
+    monkeypatch.setattr("knit_desktop.core.workspace.scan_workspace", walk_then_swap)
     ws = Workspace.open(str(root))
     assert ws.statuses["a.md"].state == "skipped" and ws.statuses["a.md"].reason == OUTSIDE_REASON
     assert "a.md" not in ws.index.by_rel

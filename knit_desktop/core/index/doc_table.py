@@ -418,6 +418,22 @@ class DocumentTable:
             out[i] = doc.mtime_ms if doc is not None else 0
         return out
 
+    def sizes(self) -> np.ndarray:
+        out = np.zeros(len(self), dtype=np.int64)
+        if self.columns is not None:
+            out[: self._base] = np.where(self.columns.alive, self.columns.size, 0)
+        for i, doc in self._objects():
+            out[i] = doc.size if doc is not None else 0
+        return out
+
+    def rel(self, i: int) -> str:
+        """Row `i`'s rel without building its document ("" once removed)."""
+        if i >= self._base or i in self._replaced:
+            doc = self[i]
+            return "" if doc is None else doc.rel
+        assert self.columns is not None
+        return self.columns.texts["rel"][i] if self.columns.alive[i] else ""
+
     def rels(self) -> list[str]:
         """Every row's rel ("" for a removed one)."""
         out = self.columns.texts["rel"].all() if self.columns is not None else []
