@@ -286,7 +286,7 @@ def test_a_command_trusts_an_index_a_live_watcher_keeps_and_walks_otherwise(make
     holder = _hold_lease_in_another_process(root)
     try:
         with monkeypatch.context() as patch:
-            patch.setattr("knit_desktop.core.workspace.walk_workspace", no_walk)
+            patch.setattr("knit_desktop.core.workspace.scan_workspace", no_walk)
             trusting = Workspace.open_persistent(str(root), trust_watcher=True)
             assert trusting.last_refresh.trusted_watcher
             assert order(trusting, "attachment cache", now_ms)[0] == "docs/cache.md"
@@ -370,3 +370,18 @@ def test_a_text_body_is_read_back_under_a_name_that_is_not_utf8(tmp_path, now_ms
     assert rel == "caf\\xE9.md"
     assert ws.store is not None and "espresso grinder" in ws.store.load_body(rel)
     ws.close()
+
+
+def test_opening_an_index_writes_nothing_to_it(make_workspace, files):
+    """A new index takes incremental vacuum; opening an existing one (what every `rank` does) asks nothing of it
+    that writes: its change counter stays as it was."""
+    root = make_workspace(files).resolve()
+    Workspace.open_persistent(str(root)).close()
+    db = index_db_path(str(root))
+    check = sqlite3.connect(db)
+    assert check.execute("PRAGMA auto_vacuum").fetchone()[0] == 2
+    check.close()
+    counter = db.read_bytes()[24:28]
+    IndexStore(db, str(root)).close()
+    Workspace.open_persistent(str(root), trust_watcher=True).close()
+    assert db.read_bytes()[24:28] == counter
