@@ -59,3 +59,18 @@ def test_packs_and_rows_do_not_depend_on_the_head_size(workspace, monkeypatch):
     whole = [snapshot(workspace, request) for request in requests()]
     monkeypatch.setattr(ranking_module, "HEAD_ROWS", 2)
     assert [snapshot(workspace, request) for request in requests()] == whole
+
+
+def test_the_pool_is_sorted_by_time_only_when_a_ranking_reads_past_its_hits(workspace):
+    """Every process sorted each pool's members by time when it first ranked (and again after each change to the
+    index), though a relevance ranking read from its head never reaches the documents without a hit."""
+    workspace.index.version += 1  # fresh pools
+    ranking = workspace.rank(RankInput.from_query("upload retry backoff"), now_ms=NOW_MS)
+    [r.doc.rel for r in ranking.ranked[:10]]
+    assert "time_order" not in ranking.pool.derived
+    expected = full_sort(ranking)  # (sorts it)
+    assert "time_order" in ranking.pool.derived
+    assert [int(d) for d in np.asarray(ranking.ranked._order)] == expected
+    by_time = workspace.rank(RankInput.from_query(""), now_ms=NOW_MS)
+    mtimes = [by_time.ranked[i].doc.mtime_ms for i in range(len(by_time.ranked))]
+    assert mtimes == sorted(mtimes, reverse=True) and len(mtimes) == by_time.pool.size

@@ -224,12 +224,23 @@ class Pool:
     lengths: np.ndarray  # (documents, 3) field lengths, indexed by document id
     mtimes: np.ndarray  # int64, indexed by document id
     rel_rank: np.ndarray  # position of each document's rel in sorted order (the last tie-break)
-    time_order: np.ndarray  # members by mtime desc, then rel asc: the order of every zero-score document
     derived: dict = field(default_factory=dict)  # per-pool values the ranker computes once
 
     @property
     def size(self) -> int:
         return len(self.members)
+
+    @property
+    def time_order(self) -> np.ndarray:
+        """Members by mtime desc, then rel asc: the order of every zero-score document. Sorted when first asked
+        for: a relevance ranking read from its head never is (a sort of every member, in each new process and
+        after each change to the index)."""
+        order: np.ndarray | None = self.derived.get("time_order")
+        if order is None:
+            members = self.members
+            order = members[np.lexsort((self.rel_rank[members], -self.mtimes[members]))] if len(members) else members
+            self.derived["time_order"] = order
+        return order
 
 
 class SearchIndex:
@@ -431,8 +442,7 @@ class SearchIndex:
         n = len(members)
         sums = lengths[members].sum(axis=0) if n else np.zeros(3)
         avgdl = tuple(float(total) / n if n else 0.0 for total in sums)
-        time_order = members[np.lexsort((rel_rank[members], -mtimes[members]))] if n else members
-        pool = Pool(kind, members, mask, avgdl, lengths, mtimes, rel_rank, time_order)  # type: ignore[arg-type]
+        pool = Pool(kind, members, mask, avgdl, lengths, mtimes, rel_rank)  # type: ignore[arg-type]
         self._pools[kind] = pool
         return pool
 
