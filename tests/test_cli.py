@@ -199,6 +199,23 @@ def test_index_builds_a_persistent_index_that_rank_then_uses(ws, now_ms):
     assert "0 changed" in third.stdout  # rank already recorded the edit
 
 
+def test_rank_without_a_window_sees_files_added_changed_and_removed_since_the_index(ws, now_ms):
+    """`rank` walks the workspace in a second process while it loads the engine; what that walk found is what the
+    answer reflects, and the index records it (the next `index` finds nothing to do)."""
+    assert run("index", "--workspace", str(ws)).returncode == 0
+    (ws / "docs" / "sync.md").unlink()
+    (ws / "docs" / "eviction.md").write_text("# Eviction\n\nThe attachment cache evicts by size.\n", encoding="utf-8")
+    (ws / "notes" / "todo.txt").write_text("Todo list\nnothing left\n", encoding="utf-8")
+    (ws / "notes" / "raw.md").write_bytes(b"\x00\x01" * 40)  # skipped: binary content
+    out = run("rank", "--workspace", str(ws), "--query", "attachment cache size", "--now", str(now_ms), "--json")
+    assert out.returncode == 0, out.stderr
+    results = json.loads(out.stdout)["results"]
+    assert sorted(r["rel"] for r in results if r["matched"]) == ["docs/cache.md", "docs/eviction.md"]
+    assert "docs/sync.md" not in [r["rel"] for r in results]
+    again = run("index", "--workspace", str(ws))
+    assert "0 new, 0 changed, 0 touched, 0 removed" in again.stdout and "skipped" in again.stdout
+
+
 def test_selftest_reads_the_demo_video_renders_a_pdf_and_loads_both_languages():
     out = run("selftest")
     assert out.returncode == 0, out.stdout + out.stderr[-2000:]

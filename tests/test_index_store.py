@@ -13,6 +13,7 @@ import pytest
 
 from knit_desktop.core.index import documents
 from knit_desktop.core.index.store import SCHEMA_VERSION, IndexStore
+from knit_desktop.core.index.watch_lease import index_watched_elsewhere
 from knit_desktop.core.paths import index_db_path
 from knit_desktop.core.workspace import RankInput, Workspace, has_persistent_index
 
@@ -283,8 +284,10 @@ def test_a_command_trusts_an_index_a_live_watcher_keeps_and_walks_otherwise(make
     def no_walk(*args, **kwargs):
         raise AssertionError("the workspace must not be walked")
 
+    assert not index_watched_elsewhere(index_db_path(str(root)))
     holder = _hold_lease_in_another_process(root)
     try:
+        assert index_watched_elsewhere(index_db_path(str(root)))  # what `rank` looks at before walking ahead
         with monkeypatch.context() as patch:
             patch.setattr("knit_desktop.core.workspace.scan_workspace", no_walk)
             trusting = Workspace.open_persistent(str(root), trust_watcher=True)
@@ -296,6 +299,7 @@ def test_a_command_trusts_an_index_a_live_watcher_keeps_and_walks_otherwise(make
     finally:
         holder.kill()  # dies holding the lease
         holder.wait()
+    assert not index_watched_elsewhere(index_db_path(str(root)))
     walking = Workspace.open_persistent(str(root), trust_watcher=True)
     assert not walking.last_refresh.trusted_watcher
     walking.close()

@@ -1,4 +1,8 @@
+import json
 import os
+import subprocess
+import sys
+import textwrap
 
 from knit_desktop.core.index import documents
 from knit_desktop.core.index.scan import walk_workspace
@@ -81,3 +85,56 @@ def test_empty_workspace(make_workspace, now_ms):
     ws = Workspace.open(str(make_workspace({})))
     ranking = ws.rank(RankInput.from_query("anything"), now_ms=now_ms)
     assert len(ranking.ranked) == 0 and ranking.total == 0
+
+
+def test_a_walk_in_another_process_finds_what_a_walk_in_process_finds(make_workspace, tmp_path):
+    """BackgroundScan (what `rank` starts before it imports the engine) hands over the same files, sizes, times
+    and problems as the walk it stands in for, a name that is not UTF-8 included."""
+    root = make_workspace({"a.md": "# A", "docs/b.txt": "b", "deep/er/c.md": "# C", "skip.bin": "x"})
+    (tmp_path / "outside.md").write_text("# Out", encoding="utf-8")
+    os.symlink(tmp_path / "outside.md", root / "link.md")
+    os.mkfifo(root / "pipe.md")
+    (root / os.fsdecode(b"caf\xe9.md")).write_text("# Cafe", encoding="utf-8")
+    code = textwrap.dedent(f"""
+        import json
+        from knit_desktop.core.index.scan import BackgroundScan, scan_workspace
+
+        def columns(found, statuses):
+            return [found.paths, found.rels, found.kinds, found.sizes, found.mtimes_ns,
+                    sorted([s.rel, s.state, s.reason] for s in statuses)]
+
+        statuses, again = [], []
+        background = BackgroundScan.start({str(root.resolve())!r})
+        assert background is not None
+        found = background.result(statuses)
+        assert background.result(again) is found and len(again) == len(statuses)  # taken once, kept
+        here = []
+        print(json.dumps([columns(found, statuses), columns(scan_workspace({str(root.resolve())!r}, here), here)],
+                         ensure_ascii=True))
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    background, in_process = json.loads(out.stdout)
+    assert background == in_process
+    assert sorted(background[1]) == ["a.md", "caf\\xE9.md", "deep/er/c.md", "docs/b.txt"]
+    assert sorted(rel for rel, _, _ in background[5]) == ["link.md", "pipe.md"]
+
+
+def test_a_walk_not_taken_is_stopped(make_workspace):
+    root = make_workspace({"a.md": "# A"})
+    code = textwrap.dedent(f"""
+        import os
+        from knit_desktop.core.index.scan import BackgroundScan
+
+        background = BackgroundScan.start({str(root.resolve())!r})
+        background.cancel()
+        background.cancel()
+        try:
+            os.waitpid(background._pid, os.WNOHANG)
+        except ChildProcessError:
+            print("reaped")
+        print(background.result([]))
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["reaped", "None"]

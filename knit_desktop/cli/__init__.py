@@ -6,6 +6,7 @@ One module per command group (`documents`, `sessions`, `memory`, `app`), the gra
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import gc
 import importlib
@@ -13,10 +14,14 @@ import os
 import sqlite3
 import sys
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
-from ..core.index.boundary import UnsafeWorkspace, WorkspaceNotFound
+from ..core.index.boundary import UnsafeWorkspace, WorkspaceNotFound, check_workspace
 from ..core.text.tokens import escape_controls
 from .parser import EXIT_NO_WORKSPACE, EXIT_USAGE, UsageError, build_parser
+
+if TYPE_CHECKING:
+    from ..core.index.scan import BackgroundScan
 
 Command = Callable[..., int]
 
@@ -76,7 +81,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             # These load an index, answer and exit: the cyclic collector would only walk the freshly loaded
             # index again and again (about 50 ms of a 20,000-document `rank`); the process ends before it matters.
             gc.disable()
-            status = COMMANDS[args.command](args)
+            scan = _walk_ahead(args) if as_program else None
+            try:
+                status = COMMANDS[args.command](args)
+            finally:
+                if scan is not None:
+                    scan.cancel()  # (a no-op once the command took its walk)
             if as_program:
                 _exit_now(status)
             return status
@@ -90,6 +100,31 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         _error(message)
         return EXIT_USAGE
+
+
+def _walk_ahead(args: argparse.Namespace) -> BackgroundScan | None:
+    """For `rank` and `context` on a workspace folder: its walk, started in another process before the command
+    imports the engine, so the two overlap (the command's refresh takes it; see BackgroundScan). Only a folder
+    the command will accept as a workspace is walked, and not one whose index a window keeps current (the
+    command trusts that index and walks nothing)."""
+    if args.command not in ("rank", "context") or args.scope != "workspace" or not args.workspace:
+        return None
+    root = os.path.realpath(os.path.expanduser(args.workspace))
+    try:
+        if not os.path.isdir(root):
+            return None
+        check_workspace(os.path.abspath(args.workspace), args.allow_large_workspace)
+    except (UnsafeWorkspace, OSError, ValueError):
+        return None  # (the command says why)
+    from ..core.index.scan import BackgroundScan
+    from ..core.index.watch_lease import index_watched_elsewhere
+    from ..core.paths import index_db_path
+
+    if index_watched_elsewhere(index_db_path(root)):
+        return None
+
+    args.background_scan = scan = BackgroundScan.start(root)
+    return scan
 
 
 def _error(message: str) -> None:

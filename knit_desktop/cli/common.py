@@ -92,9 +92,10 @@ def open_workspace(args: argparse.Namespace) -> Workspace:
     """The persistent index when `knit-desktop index` (or the app) has built one, else an in-memory scan. While
     the window keeps that index current from its watcher, the workspace is not walked again."""
     root = workspace_root(args)
+    scan = getattr(args, "background_scan", None)  # the walk main() started before the engine was imported
     if has_persistent_index(root):
-        return say_notice(Workspace.open_persistent(root, trust_watcher=True))
-    return Workspace.open(root)
+        return say_notice(Workspace.open_persistent(root, trust_watcher=True, scan=scan))
+    return Workspace.open(root, scan=scan)
 
 
 def say_notice(workspace: Workspace) -> Workspace:

@@ -32,7 +32,7 @@ from .index.preparing import (
     prepare_in_processes,
     worker_count,
 )
-from .index.scan import Candidate, FileStatus, WorkspaceScan, candidate_for, scan_workspace
+from .index.scan import BackgroundScan, Candidate, FileStatus, WorkspaceScan, candidate_for, scan_workspace
 from .index.search_index import SearchIndex
 from .index.store import FileRow, IndexStore, is_damage, postings_damaged
 from .paths import index_db_path
@@ -137,16 +137,17 @@ class Workspace:
     _graph_version: int = -1
 
     @classmethod
-    def open(cls, root: str, progress: Progress | None = None, budget_s: float | None = None) -> Workspace:
-        """Scan and index in memory; nothing is written anywhere."""
+    def open(cls, root: str, progress: Progress | None = None, budget_s: float | None = None,
+             scan: BackgroundScan | None = None) -> Workspace:
+        """Scan and index in memory; nothing is written anywhere. `scan`: the walk, already under way."""
         ws = cls(resolve_root(root))
-        ws.refresh(progress, budget_s=budget_s)
+        ws.refresh(progress, budget_s=budget_s, scan=scan)
         return ws
 
     @classmethod
     def open_persistent(
         cls, root: str, progress: Progress | None = None, budget_s: float | None = None,
-        trust_watcher: bool = False,
+        trust_watcher: bool = False, scan: BackgroundScan | None = None,
     ) -> Workspace:
         """Load the workspace's saved index (creating it on first use) and bring it up to date with the disk.
 
@@ -155,7 +156,7 @@ class Workspace:
 
         With `budget_s`, indexing stops when the budget is spent (`last_refresh.pending` says how much is left;
         call `refresh` again to go on). A database found damaged while reading is set aside and rebuilt once;
-        `notice` says so."""
+        `notice` says so. `scan`: the walk of the workspace, already under way in another process."""
         real = resolve_root(root)
         store = IndexStore(index_db_path(real), real)
         for attempt in (1, 2):
@@ -165,8 +166,10 @@ class Workspace:
                 if trust_watcher and ws.last_refresh.loaded_from == "snapshot" and store.watched_elsewhere():
                     ws.last_refresh.trusted_watcher = True
                     ws.last_refresh.total = len(ws.index) + len(ws._rows)
+                    if scan is not None:
+                        scan.cancel()
                     return ws
-                ws.refresh(progress, budget_s=budget_s)
+                ws.refresh(progress, budget_s=budget_s, scan=scan)
                 return ws
             except sqlite3.DatabaseError as exc:
                 if attempt == 2 or not is_damage(exc):
@@ -228,20 +231,24 @@ class Workspace:
         if refs:
             self.refs[doc.rel] = refs
 
-    def refresh(self, progress: Progress | None = None, budget_s: float | None = None) -> RefreshReport:
+    def refresh(self, progress: Progress | None = None, budget_s: float | None = None,
+                scan: BackgroundScan | None = None) -> RefreshReport:
         """Walk the workspace and index what is new or changed since the last look; forget what is gone.
 
         With `budget_s`, stop indexing once that many seconds have passed (cheap, recent files first, so a
-        partial index already answers well); `pending` in the report counts what is left for the next call."""
+        partial index already answers well); `pending` in the report counts what is left for the next call.
+        With `scan`, the walk started earlier in another process is taken (if it finished) instead of walking."""
         deadline = time.monotonic() + budget_s if budget_s is not None else None
         report = RefreshReport(loaded_from=self.last_refresh.loaded_from, caught_up=self.last_refresh.caught_up)
         problems: list[FileStatus] = []
-        scan = scan_workspace(self.root, problems)
-        report.total = len(scan)
-        todo, gone = self._compare(scan)
+        found = scan.result(problems) if scan is not None and scan.root == self.root else None
+        if found is None:
+            found = scan_workspace(self.root, problems)
+        report.total = len(found)
+        todo, gone = self._compare(found)
         if deadline is not None:
             todo.sort(key=lambda c: (_COST.get(c.kind, 1), -c.mtime_ms, c.rel))
-        report.unchanged = len(scan) - len(todo)
+        report.unchanged = len(found) - len(todo)
         done = 0
         prepared = self._prepared_in_processes(todo)
         try:

@@ -44,6 +44,7 @@ from .documents import TRUNCATED_NOTE, Document, SkipFile, decode_text, read_ind
 from .links import Ref
 from .scan import FileStatus
 from .search_index import SearchIndex, peek_posting_list
+from .watch_lease import lease_is_held
 
 SCHEMA_VERSION = 2  # 2: the change journal; Markdown and text bodies no longer stored
 SNAPSHOT_FORMAT = 9  # 9: document metadata as columns (doc_table.py); 8: field lengths as one flat uint32 buffer
@@ -415,21 +416,7 @@ class IndexStore:
     def watched_elsewhere(self) -> bool:
         """True while another live process holds the watch lease (see hold_watch_lease)."""
         row = self.db.execute("SELECT value FROM meta WHERE key = 'watch_lease'").fetchone()
-        try:
-            pid, until = (int(part) for part in str(row[0]).split())
-        except (TypeError, ValueError):
-            return False
-        if pid == os.getpid() or until < time.time() * 1000:
-            return False
-        try:
-            os.kill(pid, 0)  # (signal 0 delivers nothing: it asks whether the process exists)
-        except ProcessLookupError:
-            return False  # the holder died without releasing it
-        except PermissionError:
-            return True  # alive, another user's
-        except OSError:
-            return False
-        return True
+        return row is not None and lease_is_held(row[0])
 
     # --- rows ----------------------------------------------------------------------------------------
 
