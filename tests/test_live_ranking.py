@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 from knit_desktop.services.live_ranking import LiveRanking
 
 from .dsh_fixtures import DshLog
@@ -83,7 +85,9 @@ def test_the_window_vouches_for_its_index_while_it_watches(qtbot, make_workspace
     assert lease() is None
 
 
-def test_a_conversation_faster_than_one_ranking_still_sees_rankings(qtbot, make_workspace, monkeypatch):
+@pytest.mark.parametrize("reads_between", [False, True], ids=["messages", "messages-and-reads"])
+def test_a_conversation_faster_than_one_ranking_still_sees_rankings(qtbot, make_workspace, monkeypatch,
+                                                                     reads_between):
     """Each message asks for a ranking; in a large workspace one takes longer than the gap between messages.
     Rankings asked for in the meantime are skipped (only the newest counts), and the newest answer finished is
     shown while a newer one is still being made: the list keeps up instead of showing nothing until the
@@ -115,8 +119,11 @@ def test_a_conversation_faster_than_one_ranking_still_sees_rankings(qtbot, make_
         before = len(shown)
         for i in range(20):  # a message every 100 ms for two seconds
             live.set_messages([Message("user", f"message {i} about the cache eviction")])
-            qtbot.wait(100)
-        during = len(shown) - before
+            qtbot.wait(50)
+            if reads_between:  # the agent reads a file: the same ranking again, with a new usage line
+                live.follower.messagesChanged.emit({"messages": [], "reads": [], "session": {"id": "", "cwd": ""}})
+            qtbot.wait(50)
+        during = len({id(result.docs) for result in shown[before:]} - {id(shown[before - 1].docs)})
         qtbot.wait(1500)  # the last ones finish
         assert during >= 3, f"{during} rankings shown while the conversation moved"
         assert len(computed) <= 10, f"{len(computed)} of 20 rankings computed: superseded ones were not skipped"

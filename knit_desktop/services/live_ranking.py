@@ -206,7 +206,7 @@ class LiveRanking(QObject):
             self.reads.extend(snapshot["reads"])
             del self.reads[:-KEEP_READS]
         if not self.conversation.extend(new) and self._shown is not None:
-            self._on_ranked(self._latest, self._shown)  # only reads changed: same ranking, new usage line
+            self._deliver(self._shown)  # only reads changed: same ranking, new usage line
             return
         self.rerank()
 
@@ -285,6 +285,10 @@ class LiveRanking(QObject):
             return
         self._asked = {t: v for t, v in self._asked.items() if t > token}
         self._shown_token = max(self._shown_token, token)
+        self._deliver(result)
+
+    def _deliver(self, result: ViewResult) -> None:
+        """Show `result` with the followed session's usage line as it is now (the requests asked for stay)."""
         result = result.with_usage(self._usage(result))
         self._shown = result
         # No heap freeze here: the shown ranking is replaced within seconds, and whatever a freeze caught of it
