@@ -191,13 +191,16 @@ class BackgroundScan:
     def result(self, statuses: list[FileStatus]) -> WorkspaceScan | None:
         """The child's walk, its problems appended to `statuses`; None when it did not finish (walk in process)."""
         if not self._done:
-            self._done = True
             try:
                 with os.fdopen(self._pipe, "rb") as pipe:
                     self._found = _received(pipe.read())
             except (OSError, ValueError, EOFError, TypeError):
                 self._found = None
-            self._reap()
+            finally:  # an interrupted read still stops and reaps the child
+                self._done = True
+                with contextlib.suppress(OSError):
+                    os.kill(self._pid, signal.SIGKILL)
+                self._reap()
         if self._found is None:
             return None
         found, problems = self._found
@@ -226,6 +229,12 @@ def _scan_and_send(root: str, read_end: int, write_end: int) -> None:
     status = 1
     try:
         os.close(read_end)
+        # The command's own input and output are not the walk's: a parent killed mid-walk must not leave whoever
+        # reads its output waiting for the end of it until this walk is done.
+        devnull = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(devnull, fd)
+        os.close(devnull)
         statuses: list[FileStatus] = []
         found = scan_workspace(root, statuses)
         data = marshal.dumps((found.paths, found.rels, found.kinds, found.sizes, found.mtimes_ns,
