@@ -48,7 +48,8 @@ def _realpath_below(root_real: str, path: str) -> str:
     the root was resolved already, and resolving it again for every file was a third of finding where each file
     of a build leads. Anything but plain names below the root, a symlink or an error: `realpath` decides."""
     prefix = root_real if root_real.endswith(os.sep) else root_real + os.sep
-    if not path.startswith(prefix):
+    if os.name != "posix" or not path.startswith(prefix):
+        # On Windows a junction is a directory to lstat, not a link, and leads anywhere: realpath resolves it.
         return os.path.realpath(path)
     current = prefix[:-1]
     try:
