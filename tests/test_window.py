@@ -146,7 +146,9 @@ def test_a_list_of_thousands_keeps_no_row_object_per_document_and_finds_each_row
     model.set_filter("")
     model.cap = 3  # the All view shows the first few, without headers
     model.set_ranked(ranked, 0)
-    assert [r.rel for r in model.rows] == ["docs/0.md", "docs/1.md", "docs/2.md"] and model.matching == len(docs)
+    assert [(r.tier, r.rel) for r in model.rows] == [("pinned", "docs/0.md"), ("pinned", "docs/1.md"),
+                                                      ("primary", "docs/2.md")]
+    assert model.matching == len(docs)
 
 
 def test_filter_is_live_over_title_summary_and_path_and_the_count_says_so(demo_ws):

@@ -54,7 +54,7 @@ class ListedRows(Sequence[Row]):
     the GUI thread for each new one: building and keeping a `Row` for each cost 10-20 ms there at 20,000 documents
     and gave the garbage collector that many more objects to walk."""
 
-    def __init__(self, items: Sequence[ViewRow], tiered: bool) -> None:
+    def __init__(self, items: Sequence[ViewRow], tiered: bool, headers: bool = True) -> None:
         lead = 0  # the tiers' documents come first (core.view.merge_tiers); the rest are "Other documents"
         if tiered:
             while lead < len(items) and items[lead].tier:
@@ -65,7 +65,7 @@ class ListedRows(Sequence[Row]):
         self._headers: dict[int, Row] = {}  # row position → header
         position = 0
         for tier, group in zip((*TIERS, ""), [*groups, items[lead:]]):
-            if group and tiered and (tier or position):  # "Other documents" gets a header only below some tier
+            if group and tiered and headers and (tier or position):  # "Other documents" gets a header only below some tier
                 self._headers[position] = Row(tier or "other", count=len(group))
                 position += 1
             position += len(group)
@@ -150,7 +150,8 @@ class DocumentListModel(QAbstractListModel):
         self.rows, self.total = build_rows(self.ranked, self.needle)
         if self.cap is not None:
             self.matching = len(self.rows.documents)
-            self.rows = ListedRows(self.rows.documents[: self.cap], False)
+            tiered = self.ranked is not None and self.ranked.tiered  # rows keep their tier, without headers
+            self.rows = ListedRows(self.rows.documents[: self.cap], tiered, headers=False)
         self.endResetModel()
 
     # --- queries -------------------------------------------------------------------------------------

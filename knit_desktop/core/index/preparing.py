@@ -35,8 +35,8 @@ if TYPE_CHECKING:  # the process pool is imported when a build uses it, not by e
 TOUCHED = "touched"  # the file's bytes hash as before: only its modification time and size are new
 CRASHED_REASON = "reading it stopped the process that read it (the file may be damaged or hostile)"
 CHUNK_FILES = 128  # files per task sent to a worker: enough to make the round trip cheap, few enough to balance
-CHUNKS_IN_FLIGHT_PER_WORKER = 3
-UNNUMBERED = 0xFFFFFFFF  # a worker's word not in the index's vocabulary yet  # queued ahead per worker, so none waits; bounded, so memory stays flat
+CHUNKS_IN_FLIGHT_PER_WORKER = 3  # queued ahead per worker, so none waits; bounded, so memory stays flat
+UNNUMBERED = 0xFFFFFFFF  # a worker's word not in the index's vocabulary yet
 
 
 @dataclass(frozen=True, slots=True)
