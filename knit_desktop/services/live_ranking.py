@@ -71,7 +71,7 @@ class LiveRanking(QObject):
         self._watcher: WorkspaceWatcher | None = None
         self._ready = False
         self._latest = 0
-        self._asked: dict[int, tuple[str, str, str]] = {}  # rankings asked for and not answered: token -> view
+        self._asked: dict[int, tuple] = {}  # rankings asked for and not answered: token -> view
         self._shown_token = 0
         self._shown: ViewResult | None = None  # the last result delivered
         self._retired: list[IndexerService] = []  # old workspaces' indexers, still saving
@@ -273,7 +273,9 @@ class LiveRanking(QObject):
         scope = self.scope if self.library_folders else "workspace"
         self._latest = self._indexer.rank(request, kind=self.kind, sort=self.sort, with_context=with_context,
                                           scope=scope)
-        self._asked[self._latest] = (self.kind, self.sort, scope)
+        # What an earlier answer must share with the newest request to stand in for it: the view, and an input
+        # of the same kind (a topic typed is not the conversation; a library folder removed is not listed).
+        self._asked[self._latest] = (self.kind, self.sort, scope, self.topic, tuple(self.library_folders))
 
     def _on_ranked(self, token: int, result: ViewResult) -> None:
         view = self._asked.pop(token, None)
