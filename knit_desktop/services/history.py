@@ -29,6 +29,7 @@ from ..core.recall.recall import (
 )
 from .conversation import SessionLogEvents
 from .mailbox import Mailbox
+from .worker import hand_back_to_gui_thread
 
 QUIET_MS = 150  # after the watcher's last word on a log, then it is read (DSH batches writes over 200 ms)
 FULL_LOOK_MS = 30_000  # every log stat-ed again, in case the watcher missed something
@@ -176,6 +177,7 @@ class _HistoryWorker(QObject):
         if self.index is not None:
             self.index.close()
             self.index = None
+        hand_back_to_gui_thread(self)
         QThread.currentThread().quit()
 
 

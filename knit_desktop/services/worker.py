@@ -22,7 +22,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from PySide6.QtCore import QObject, QThread, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QObject, QThread, Signal, Slot
 
 from .mailbox import Mailbox
 
@@ -91,7 +91,19 @@ class Worker(QObject):
             traceback.print_exc(file=sys.stderr)
             self.errored.emit(0, error_text(exc))
         finally:
+            hand_back_to_gui_thread(self)
             QThread.currentThread().quit()
+
+
+def hand_back_to_gui_thread(worker: QObject) -> None:
+    """Move a worker whose timers are stopped to the application's thread as its own thread ends, so that it is
+    destroyed there (`finished → deleteLater`). Destroyed as its own thread ended, it removed the connections
+    from its handle's request signals while holding Qt's signal-slot lock and then asked for the GIL (PySide
+    looks for a Python `disconnectNotify`), while the GUI thread, holding the GIL, waited for that same lock in a
+    `connect`: both waited for good."""
+    app = QCoreApplication.instance()
+    if app is not None and worker.thread() is not app.thread():
+        worker.moveToThread(app.thread())
 
 
 class _Relay(QObject):
