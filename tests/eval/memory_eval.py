@@ -57,6 +57,17 @@ def load_cases(corpus: Path, cases_path: Path) -> list[dict]:
     return out
 
 
+def check_answers_stand_in_their_files(corpus: Path, cases_path: Path, cases: list[dict]) -> None:
+    """Each question of a set written in the `contains` spelling: its substrings stand in the file named, and pick
+    out at least one line (the well-formedness check every held-out set's test makes)."""
+    raw = json.loads(cases_path.read_text(encoding="utf-8"))
+    for case, written in zip(cases, raw):
+        for answer, spelled in zip(case["expected"], written["expected"]):
+            text = (corpus / answer["file"]).read_text(encoding="utf-8")
+            assert all(s in text for s in spelled["contains"]), (case["query"], spelled["contains"])
+            assert answer["lines"], case["query"]
+
+
 def memory_files(corpus: Path) -> list[Path]:
     return sorted(p for p in corpus.iterdir() if p.suffix in (".md", ".markdown") and p.name not in NOT_MEMORY)
 
