@@ -17,6 +17,7 @@ from knit_desktop.core.index.doc_table import (
     DocumentColumns,
     DocumentTable,
     compressed,
+    decompressed,
 )
 from knit_desktop.core.index.documents import Document
 from knit_desktop.core.index.search_index import VOCAB_SEARCHES
@@ -367,3 +368,29 @@ def test_a_walk_finds_every_kind_of_change_against_the_columns_and_the_objects(m
     assert sorted(rel for rel, raw in ranked(ws, "comet", now_ms) if raw > 0) == ["notes/n01.md", "notes/new.md"]
     assert "docs/binary.md" not in ws.statuses and "docs/sync.md" not in ws.statuses
     assert not ws.refresh().changes
+
+
+def test_threads_inflating_text_pieces_at_once_each_use_their_own_decompressor():
+    # One decompressor is reused per thread (making one per piece cost more than inflating it), and an instance
+    # must not serve two threads at once: the window reads documents from its indexer thread and the GUI thread.
+    import threading
+
+    from knit_desktop.core.index import doc_table
+
+    pieces = [compressed(bytes([i]) * 200_000) for i in range(16)]
+    seen: dict[int, object] = {}  # (each kept alive here, so no two can share an id)
+    failures: list[int] = []
+
+    def inflate(n: int) -> None:
+        for _ in range(20):
+            for i, piece in enumerate(pieces):
+                if decompressed(piece) != bytes([i]) * 200_000:
+                    failures.append(i)
+        seen[n] = doc_table._local.unz
+
+    threads = [threading.Thread(target=inflate, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not failures and len({id(unz) for unz in seen.values()}) == 4

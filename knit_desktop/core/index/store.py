@@ -39,7 +39,7 @@ import numpy as np
 import zstandard
 
 from .boundary import OutsideWorkspace, os_path
-from .doc_table import DocumentColumns, DocumentTable, RowValues, compressed
+from .doc_table import DocumentColumns, DocumentTable, RowValues, compressed, decompressed
 from .documents import TRUNCATED_NOTE, Document, SkipFile, decode_text, read_indexed_bytes
 from .links import Ref
 from .scan import FileStatus
@@ -900,7 +900,7 @@ class _PostingBlocks:
         if decoded is None:
             n = int(self.starts[self.block_tokens[b + 1]] - self.starts[self.block_tokens[b]])
             try:
-                raw = zstandard.ZstdDecompressor().decompress(self.blocks[b])
+                raw = decompressed(self.blocks[b])
             except zstandard.ZstdError:
                 raw = b""
             if len(raw) != n * 10:
