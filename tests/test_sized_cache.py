@@ -1,4 +1,5 @@
-"""The ranking's term caches are bounded by the bytes they hold, least recently used first out."""
+"""The ranking's term caches are bounded by the bytes they hold, least recently used first out; what a pool holds is
+asked of the postings once per pool."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import numpy as np
 
 from knit_desktop.core.index.documents import Document
 from knit_desktop.core.index.search_index import TERM_CACHE_BYTES, SearchIndex
+from knit_desktop.core.rank.keywords import query_keywords
+from knit_desktop.core.rank.ranking import rank
 from knit_desktop.core.sized_cache import SizedCache
 from knit_desktop.core.text.tokens import match_key
 
@@ -38,3 +41,24 @@ def test_the_index_term_cache_stays_within_its_byte_budget():
         assert index._term_cache.bytes <= index._term_cache.max_bytes
     assert len(index._term_cache) == 2
     assert np.array_equal(index.postings(match_key("common")).ids, np.arange(n))  # evicted: the same answer
+
+
+def test_a_repeated_question_asks_the_postings_nothing_and_an_index_change_asks_again():
+    index = SearchIndex()
+    for i in range(50):
+        index.add(Document(f"d{i}.md", "md", f"Note {i}", "", 0, 1, body=f"upload retry w{i}"))
+    index.add(Document("pic.png", "image", "pic.png", "", 0, 1))
+    keywords = query_keywords("upload retry backoff")
+    first = rank(index, keywords, now_ms=0)
+    looked_up: list[str] = []
+    postings = index.postings
+    index.postings = lambda term: looked_up.append(term) or postings(term)  # type: ignore[method-assign]
+    again = rank(index, keywords, now_ms=0)
+    # Which keys the pool holds (and the topic's labels) are kept with the pool, like the keys' scores.
+    assert looked_up == []
+    assert [r.doc.rel for r in again.ranked[:10]] == [r.doc.rel for r in first.ranked[:10]]
+    assert again.topic == first.topic and [k.term for k in again.present] == [k.term for k in first.present]
+    index.add(Document("late.md", "md", "Backoff", "", 0, 1, body="backoff"))  # a new version: a new pool
+    later = rank(index, keywords, now_ms=0)
+    assert "backoff" in looked_up and "backoff" in [k.term for k in later.present]
+    assert later.ranked[0].doc.rel == "late.md" or "late.md" in [r.doc.rel for r in later.hits]

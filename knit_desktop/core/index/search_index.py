@@ -213,6 +213,10 @@ def peek_posting_list(lists: list, i: int) -> Any:
 _EMPTY = TermPostings(np.zeros(0, dtype=np.int32), np.zeros((3, 0), dtype=np.uint16))
 
 
+# Answers kept per pool (`in_pool`, `contains_text`), at most this many of each kind: a long conversation's keys.
+POOL_ANSWERS = 65536
+
+
 @dataclass
 class Pool:
     """The documents one ranking call competes over, with the statistics BM25F needs for them."""
@@ -241,6 +245,13 @@ class Pool:
             order = members[np.lexsort((self.rel_rank[members], -self.mtimes[members]))] if len(members) else members
             self.derived["time_order"] = order
         return order
+
+
+def _pool_answers(pool: Pool, kind: str) -> dict[str, bool]:
+    answers: dict[str, bool] | None = pool.derived.get(kind)
+    if answers is None or len(answers) >= POOL_ANSWERS:
+        answers = pool.derived[kind] = {}
+    return answers
 
 
 class SearchIndex:
@@ -508,9 +519,28 @@ class SearchIndex:
         p = self.postings(match_key(term)).within(mask)
         return {int(d): (int(t), int(s), int(b)) for d, t, s, b in zip(p.ids, p.title, p.summary, p.body)}
 
+    def in_pool(self, match: str, pool: Pool) -> bool:
+        """Whether any pool document holds the match key `match`. Kept with the pool, which lives as long as the
+        index does not change: a conversation asks again for most of its keys on every re-ranking, and a key's
+        postings, gone from the term cache, were cut from the snapshot again for each question (at 100,000
+        documents a third of a warm `knit_docs` call inflated postings blocks for such questions)."""
+        known = _pool_answers(pool, "has_key")
+        found = known.get(match)
+        if found is None:
+            found = known[match] = bool(pool.mask[self.postings(match).ids].any())
+        return found
+
     def contains_text(self, needle: str, pool: Pool) -> bool:
-        """Whether any pool document has `needle` (lowercased) in its title, summary or body."""
+        """Whether any pool document has `needle` (lowercased) in its title, summary or body; kept with the pool
+        like `in_pool` (a CJK label is checked by reading candidate documents)."""
         needle = needle.lower()
+        known = _pool_answers(pool, "has_text")
+        found = known.get(needle)
+        if found is None:
+            found = known[needle] = self._contains_text(needle, pool)
+        return found
+
+    def _contains_text(self, needle: str, pool: Pool) -> bool:
         if not needle:
             return False
         candidates: np.ndarray | None = None
@@ -524,7 +554,7 @@ class SearchIndex:
             if len(needle) <= 3:
                 return True
         elif len(needle) >= 2 and all(ch.isascii() and (ch.isalnum() or ch == "_") for ch in needle):
-            return bool(pool.mask[self.postings(match_key(needle)).ids].any())
+            return self.in_pool(match_key(needle), pool)
         ids = candidates if candidates is not None else pool.members
         for d in ids:
             doc = self.docs[int(d)]

@@ -361,7 +361,7 @@ def rank(
     pool = index.pool(kind)
     candidates = getattr(keywords, "candidates", None) or list(keywords)
     if sort == "relevance" and keywords:
-        keywords = choose_keywords(keywords, lambda match: bool(pool.mask[index.postings(match).ids].any()))
+        keywords = choose_keywords(keywords, lambda match: index.in_pool(match, pool))
     mode = "relevance" if sort == "relevance" and keywords else "time"
     if mode == "time":
         return Ranking(index, pool, mode, sort, keywords, [], np.zeros(0), pool.time_order, 0)
@@ -431,10 +431,10 @@ def fuzzy_stand_ins(
     explained = {(sp.text, i) for k in present if not is_latin_term(k.term) for sp in k.spans for i in range(sp.start, sp.end)}
 
     def usable(key: str) -> bool:
-        return key not in taken and bool(pool.mask[index.postings(key).ids].any())
+        return key not in taken and index.in_pool(key, pool)
 
     for keyword in candidates:
-        if keyword.match in taken or len(index.postings(keyword.match).within(pool.mask)):
+        if keyword.match in taken or index.in_pool(keyword.match, pool):
             continue
         cjk = not is_latin_term(keyword.term)
         if cjk and not any(
