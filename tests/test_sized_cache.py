@@ -43,6 +43,28 @@ def test_the_index_term_cache_stays_within_its_byte_budget():
     assert np.array_equal(index.postings(match_key("common")).ids, np.arange(n))  # evicted: the same answer
 
 
+def test_by_round_an_entry_of_this_round_is_never_pushed_out_by_another_of_it():
+    # A ranking whose keywords hold more postings than the budget, asked in the same order each time: plain
+    # least-recently-used kept nothing of it from one round to the next.
+    cache: SizedCache[str, bytes] = SizedCache(max_items=100, max_bytes=10, size_of=len, by_round=True)
+    hits = []
+    for _ in range(3):
+        cache.new_round()
+        found = 0
+        for key in ("a", "b", "c", "d"):
+            if cache.get(key) is not None:
+                found += 1
+            else:
+                cache.put(key, b"1234")
+        hits.append(found)
+    assert hits == [0, 2, 2]  # a and b stay; c and d are not kept while a and b are in use
+    assert cache.bytes == 8
+    cache.new_round()
+    for key in ("e", "f"):  # a later round asking for other keys pushes the earlier round's out again
+        cache.put(key, b"1234")
+    assert "e" in cache and "f" in cache and "a" not in cache and "b" not in cache
+
+
 def test_a_repeated_question_asks_the_postings_nothing_and_an_index_change_asks_again():
     index = SearchIndex()
     for i in range(50):

@@ -302,9 +302,7 @@ def _term_in_pool(index: SearchIndex, pool: Pool, match: str, dens: np.ndarray) 
     Both depend only on the term and the pool, not on the query, so they are kept with the pool: while a
     conversation goes on most keywords persist from one re-ranking to the next.
     """
-    cache = pool.derived.get("terms")
-    if cache is None:
-        cache = pool.derived["terms"] = SizedCache(TERM_CACHE_LIMIT, TERM_CACHE_BYTES, _pair_nbytes)
+    cache = _pool_terms(pool)
     cached: tuple[TermPostings, np.ndarray] | None = cache.get(match)
     if cached is not None:
         return cached
@@ -318,6 +316,14 @@ def _term_in_pool(index: SearchIndex, pool: Pool, match: str, dens: np.ndarray) 
             contribution += _WEIGHTS_K1[f] * capped / (capped + dens[f][p.ids])
     cache.put(match, (p, contribution))
     return p, contribution
+
+
+def _pool_terms(pool: Pool) -> SizedCache[str, tuple[TermPostings, np.ndarray]]:
+    """The pool's cache of `_term_in_pool`, by round: one ranking's keywords do not push each other out."""
+    cache: SizedCache[str, tuple[TermPostings, np.ndarray]] | None = pool.derived.get("terms")
+    if cache is None:
+        cache = pool.derived["terms"] = SizedCache(TERM_CACHE_LIMIT, TERM_CACHE_BYTES, _pair_nbytes, by_round=True)
+    return cache
 
 
 def _pair_nbytes(pair: tuple[TermPostings, np.ndarray]) -> int:
@@ -366,6 +372,7 @@ def rank(
     if mode == "time":
         return Ranking(index, pool, mode, sort, keywords, [], np.zeros(0), pool.time_order, 0)
 
+    _pool_terms(pool).new_round()
     raw, present = score_pool(index, pool, keywords)
     fuzzy_keywords = fuzzy_stand_ins(index, pool, [k for k, _ in present], candidates)
     fuzzy: list[tuple[Keyword, TermPostings]] = []
