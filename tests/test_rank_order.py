@@ -74,3 +74,25 @@ def test_the_pool_is_sorted_by_time_only_when_a_ranking_reads_past_its_hits(work
     by_time = workspace.rank(RankInput.from_query(""), now_ms=NOW_MS)
     mtimes = [by_time.ranked[i].doc.mtime_ms for i in range(len(by_time.ranked))]
     assert mtimes == sorted(mtimes, reverse=True) and len(mtimes) == by_time.pool.size
+
+
+def test_every_row_names_the_counts_of_each_keyword_in_its_document(workspace, monkeypatch):
+    """A row's hits come from where its document sits in each keyword's postings: found for the head's rows in one
+    search per keyword, one by one for the others. Both give the counts the postings hold, in keyword order."""
+    monkeypatch.setattr(ranking_module, "HEAD_ROWS", 5)
+    near_misses = 0
+    for request in requests():
+        ranking = workspace.rank(request, now_ms=NOW_MS)
+        near_misses += len(ranking._fuzzy)
+        postings = [(k, p, False) for k, p in ranking._present] + [(k, p, True) for k, p in ranking._fuzzy]
+        for i in [*range(min(12, len(ranking.hits))), *range(12, len(ranking.hits), 7)]:
+            row = ranking.hits[i]
+            expected = []
+            for keyword, p, fuzzy in postings:
+                at = np.flatnonzero(p.ids == row.doc_id)
+                if len(at):
+                    t, s, b = (int(v) for v in p.tfs[:, at[0]])
+                    expected.append((keyword.term, keyword.match, t > 0, s > 0, b > 0, b, fuzzy))
+            assert [(h.term, h.match, h.title, h.summary, h.body, h.body_tf, h.fuzzy) for h in row.hits] == expected
+            assert all(type(h.body_tf) is int for h in row.hits)
+    assert near_misses  # ("thumbnial")

@@ -60,27 +60,47 @@ class RowDetails:
     frozen heap would never visit)."""
 
     def __init__(self, index: SearchIndex, raw: np.ndarray, present: list[tuple[Keyword, TermPostings]],
-                 fuzzy: list[tuple[Keyword, TermPostings]]) -> None:
+                 fuzzy: list[tuple[Keyword, TermPostings]], head: np.ndarray | None = None) -> None:
         self.index = index
         self.raw = raw
         self.top = float(raw.max()) if len(raw) else 0.0
         self.present = present
         self.fuzzy = fuzzy
+        self._head = head  # the first documents in rank order, the rows most read
+        self._head_at: dict[int, int] | None = None  # document id -> its column in _head_positions
+        self._head_positions: list[list[int]] = []  # per keyword (present, then fuzzy): posting index or -1
+
+    def _positions_in_head(self) -> dict[int, int]:
+        """Where each head document sits in each keyword's postings, found in one search per keyword instead of
+        one per keyword and row (a conversation's thirty keywords times the rows of a pack: 12 ms of a call)."""
+        if self._head_at is None:
+            head = self._head[:HEAD_ROWS] if self._head is not None else np.zeros(0, dtype=np.int64)
+            self._head_at = {d: i for i, d in enumerate(head.tolist())}
+            for _, p in self.present + self.fuzzy:
+                at = p.ids.searchsorted(head)
+                inside = at < len(p.ids)
+                found = np.zeros(len(head), dtype=bool)
+                found[inside] = p.ids[at[inside]] == head[inside]
+                self._head_positions.append(np.where(found, at, -1).tolist())
+        return self._head_at
 
     def row(self, doc_id: int) -> RankedDoc:
         raw = float(self.raw[doc_id]) if len(self.raw) else 0.0
         hits: list[TermHit] = []
         if raw > 0:
-            for keyword, p in self.present:
-                pos = int(np.searchsorted(p.ids, doc_id))
-                if pos < len(p.ids) and p.ids[pos] == doc_id:
-                    t, s, b = (int(v) for v in p.tfs[:, pos])
-                    hits.append(TermHit(keyword.term, keyword.match, t > 0, s > 0, b > 0, b))
-            for keyword, p in self.fuzzy:
-                pos = int(np.searchsorted(p.ids, doc_id))
-                if pos < len(p.ids) and p.ids[pos] == doc_id:
-                    t, s, b = (int(v) for v in p.tfs[:, pos])
-                    hits.append(TermHit(keyword.term, keyword.match, t > 0, s > 0, b > 0, b, fuzzy=True))
+            column = self._positions_in_head().get(doc_id)
+            for k, (keyword, p) in enumerate(self.present + self.fuzzy):
+                if column is not None:
+                    pos = self._head_positions[k][column]
+                    if pos < 0:
+                        continue
+                else:
+                    pos = int(p.ids.searchsorted(doc_id))
+                    if pos >= len(p.ids) or p.ids[pos] != doc_id:
+                        continue
+                t, s, b = map(int, p.tfs[:, pos].tolist())
+                hits.append(TermHit(keyword.term, keyword.match, t > 0, s > 0, b > 0, b,
+                                    fuzzy=k >= len(self.present)))
         score = round(raw / self.top * 100) if self.top > 0 else 0
         return RankedDoc(doc_id, self.index.docs[doc_id], raw, score, hits)  # type: ignore[arg-type]
 
@@ -208,7 +228,8 @@ class Ranking:
         self._max_body: dict[str, int] = {}
         self._head_positions: dict[int, int] | None = None
         self._rows_below_head: dict[int, RankedDoc] = {}
-        self._details = details = RowDetails(index, raw, present, self._fuzzy)
+        self._details = details = RowDetails(index, raw, present, self._fuzzy,
+                                             order.head if isinstance(order, LazyOrder) else None)
         self.ranked = RankedList(details, order)
         self.hits = RankedList(details, order[:hit_count], self.ranked._rows)
         self.topic = topic_for(self.present, lambda label: index.contains_text(label, pool)) if self.present else ""
