@@ -737,7 +737,9 @@ def _load_slices(slices: list[bytes]) -> list:
 # Postings are saved in blocks of about this many entries, each compressed on its own (zstd, fast level: the
 # counts are mostly 0 and 1 and the ids ascend, so a block shrinks about ninefold), and a block is only
 # decompressed when a term inside it is first looked up: a one-query process touches a few blocks of hundreds.
-POSTINGS_BLOCK = 65536
+# A quarter of the 65,536 entries they once held: a term's first lookup inflated 650 kB for a list of a few
+# hundred (0.2 ms of a rare term's first query at 100,000 documents, 0.05 ms now), for 3% more on disk.
+POSTINGS_BLOCK = 16384
 # With a checksum (4 bytes a block, checked as it is inflated): a block damaged inside could otherwise inflate to
 # the right size holding wrong document ids.
 _BLOCK_ZSTD = zstandard.ZstdCompressor(level=1, write_checksum=True)
