@@ -447,3 +447,24 @@ def test_an_open_maps_no_page_of_the_postings_file_until_a_query_reads_one(make_
     assert resident_kb() == 0
     assert ranked(ws, "orbit telemetry", now_ms)  # a query reads its blocks through the mapping
     assert resident_kb() > 0
+
+
+def test_text_pieces_of_a_snapshot_saved_before_pieces_said_their_rows_still_read(make_workspace, files, now_ms):
+    # Pieces held 512 rows before a snapshot recorded how many: such a snapshot opens without a rebuild, reads
+    # the same values, and a column written again is cut into pieces of the current size.
+    from knit_desktop.core.index.doc_table import LEGACY_TEXT_CHUNK, TextColumn
+
+    rows = [(f"dir/{i}.md", "md", f"Title {i}", f"summary {i}", i, i, False, "", [], "") for i in range(700)]
+    state = DocumentColumns.of_rows(rows).dump()
+    for name, (_, starts) in state["texts"].items():
+        values = TextColumn(DocumentColumns.of_rows(rows).texts[name].buffer(), np.zeros(0), rows=LEGACY_TEXT_CHUNK)
+        values.starts = np.frombuffer(zstandard.ZstdDecompressor().decompress(starts), dtype=np.int64)
+        state["texts"][name] = (values.packed(), starts)
+    del state["text_rows"]
+    old = DocumentColumns.load(state)
+    assert len(old.texts["rel"]._chunks) == 2 and old.texts["rel"].rows == LEGACY_TEXT_CHUNK
+    assert [old.values(i) for i in (0, 511, 512, 699)] == [rows[i] for i in (0, 511, 512, 699)]
+    again = DocumentColumns.load(old.dump())  # kept as they are, and said to be 512 rows each
+    assert [again.values(i) for i in (0, 511, 512, 699)] == [rows[i] for i in (0, 511, 512, 699)]
+    fresh = DocumentColumns.load(DocumentColumns.of_rows(rows).dump())
+    assert len(fresh.texts["rel"]._chunks) == -(-700 // TEXT_CHUNK) and fresh.texts["rel"].rows == TEXT_CHUNK
