@@ -291,3 +291,14 @@ def test_a_status_entry_says_where_it_stands_in_its_own_words():
     risks = lib("# 风险清单\n\n## R-007 关键路径缺少一键回归脚本\n- **等级**：中\n"
                 "- **现状**：已启动（新增 `scripts/smoke.py`）\n- **影响**：改动后回归成本高\n", name="risks.md")
     assert search([risks], "一键回归脚本进展到哪一步了")[0].location == "risks.md:5-5"
+
+
+def test_a_one_word_entry_does_not_outrank_the_entry_that_answers_on_its_shortness():
+    # Both entries hold "backup" once; the one-word item is shorter than half the average entry, which BM25 alone
+    # would reward more than the path the question asks for.
+    library = lib("# Ops\n\n## Backups\n- backup\n- backup: ~/bin/nightly.sh on the ops box\n\n## Other\n"
+                  "- the photo library lives on the second disk and syncs with the phone every evening\n"
+                  "- the printer in the hall needs new toner before the school term starts again\n"
+                  "- the router admin page moved to a new address after the firmware update last spring\n",
+                  name="ops.md")
+    assert search([library], "where is the backup")[0].location == "ops.md:5-5"

@@ -4,7 +4,8 @@ status read from the entries themselves, `file:start-end` answers.
 The unit that is scored and returned is the **entry** (a list item, numbered item, table row, paragraph, code
 block, or a `###` block with its body — see `library.py`), with its chapter and library as context:
 
-- **Base**: BM25 over entries (k1 1.2, b 0.75). Text is compared in CJK character bigrams and Latin words with
+- **Base**: BM25 over entries (k1 1.2, b 0.75; an entry shorter than half the average is normalised as that long,
+  so a one-word item does not win on its shortness). Text is compared in CJK character bigrams and Latin words with
   the ranking engine's stemming (`core.keywords.stem`) and prefix matching (`deploy` meets `deployments`);
   version-like tokens (`M1.2`, `22:26`, `2026-02-24`) also stand whole, so `M1.2` is not `M1.1`, and a word with
   the number after it (`Week 10`, `Task #19`) is a term of its own. A question's own form is not its topic:
@@ -72,6 +73,9 @@ W_LOOSE_HEADING, W_LOOSE_HEADING_STATUS, W_LOOSE_LIBRARY = 0.5, 1.0, 0.8
 HEADING_LINE_WEIGHT = 0.5
 CHAPTER_FIELD_WEIGHT, HEADING_FIELD_WEIGHT = 0.3, 0.2  # an entry's chapter title and `###` heading, as fields
 NAMED_TERM_FACTOR = 0.5  # a query word that names the entry's (untagged) library, counted in its body
+# BM25's length normalisation rewards a short entry; below half the average length it rewards it no further, so a
+# bare link or a one-word list item holding one of the query's words does not outrank the entry that answers.
+SHORT_ENTRY_FLOOR = 0.5
 COORDINATION = 0.4  # an entry holding all of the query's words counts fully, one holding a few a bit less
 STATUS_FACTOR = 1.4  # an entry that says how far something got, when the question asks exactly that
 RECENCY_FACTOR = 0.3  # the latest status in a log (its position in the file) gains up to this much more
@@ -435,6 +439,7 @@ def _bm25(candidates: list[_Candidate], q: set[str], order: tuple[str, ...] = ()
 
     def score(bag: Counter, length: float, text: str, named: frozenset[str]) -> tuple[float, float]:
         value = held = 0.0
+        length = max(length, SHORT_ENTRY_FLOOR * avgdl)
         for term, idf in weights.items():
             tf = sum(bag[t] for t in matched_by[term] if t in bag)
             if tf:
