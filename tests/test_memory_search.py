@@ -302,3 +302,14 @@ def test_a_one_word_entry_does_not_outrank_the_entry_that_answers_on_its_shortne
                   "- the router admin page moved to a new address after the firmware update last spring\n",
                   name="ops.md")
     assert search([library], "where is the backup")[0].location == "ops.md:5-5"
+
+
+def test_a_function_word_the_question_shares_decides_between_entries_never_for_one():
+    # Both entries hold "parser rewrite"; only the second says what it waits "on". The standup line shares "is"
+    # and "on" with the question but none of its topic, so it is never an answer.
+    plan = lib("# Plan\n\n## Parser\n- CP3 parser rewrite (not started)\n"
+               "- parser rewrite depends on the lexer landing first\n\n## Other\n- standup is on mondays\n"
+               "- the docs site moved to a new host last week\n", name="plan.md")
+    hits = search([plan], "what is the parser rewrite waiting on")
+    assert [h.location for h in hits] == ["plan.md:5-5", "plan.md:4-4"]
+    assert [h.location for h in search([plan], "parser rewrite")] == ["plan.md:4-4", "plan.md:5-5"]

@@ -11,6 +11,9 @@ block, or a `###` block with its body — see `library.py`), with its chapter an
   the number after it (`Week 10`, `Task #19`) is a term of its own. A question's own form is not its topic:
   Chinese question words (什么, 哪些, 如何…) and "which version" are taken out before the bigrams are made, so they
   never pair with the words around them.
+- **Function words**: "are", "on", "before"… are not topic terms, but one the question shares with an entry that
+  holds some of its topic adds a small share (FUNCTION_WEIGHT) of its BM25 — "what is X waiting on" prefers "X
+  depends on Y" to "X (not started)". Articles and the words that make a sentence a question never count.
 - **Words that name the file**: in an untagged library, a query word that its file name or H1 holds ("P2-M1" in
   `p2-m1_user_acceptance.md`) counts for half (NAMED_TERM_FACTOR) in that file's entries — it picks the file, which
   the library dimension rewards, and tells none of its entries from another.
@@ -108,6 +111,12 @@ STOP_WORDS = frozenset(
     "will shall about into over there here any some all yes use used using get got yet now ever also just "
     "please after before than then".split()
 )
+# Function words are left out of the topic but not thrown away: one the question shares with an entry ("tokens are
+# processed", "depends on") adds FUNCTION_WEIGHT of its IDF to an entry that holds some of the topic, never to one
+# that holds none, and never counts towards an entry's length or the share of the query it holds. Articles and the
+# words that make a sentence a question are its form and count for nothing.
+FUNCTION_WEIGHT = 0.3
+FUNCTION_WORDS = STOP_WORDS - frozenset("a an the what which who whom how why when where do does did".split())
 CJK_STOP = frozenset("的了吗呢吧啊是在有和与及或这那哪我你他她它们都也就还又很把被让给对从为以而但")
 CJK_STOP_BIGRAMS = frozenset({"什么", "怎么", "哪里", "哪个", "如何", "为什", "么样", "一下", "我们", "你们",
                               "他们", "这个", "那个", "是不", "不是", "之前", "以后", "的时", "时候", "在哪"})
@@ -398,10 +407,18 @@ def _latin_sequence(text: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _bm25(candidates: list[_Candidate], q: set[str], order: tuple[str, ...] = ()) -> list[tuple[float, float, Entry]]:
+@functools.lru_cache(maxsize=65536)
+def _function_words(text: str) -> Counter:
+    """The FUNCTION_WORDS a text holds, with their counts (shared from a cache: not to be changed)."""
+    return Counter(w for w in (t.lower() for t in PART.findall(text)) if w in FUNCTION_WORDS)
+
+
+def _bm25(candidates: list[_Candidate], q: set[str], order: tuple[str, ...] = (),
+          function_words: frozenset[str] = frozenset()) -> list[tuple[float, float, Entry]]:
     """Each candidate's BM25 over the entries (plus PHRASE_WEIGHT for each pair of query words, `order` being the
-    query's words as it says them, that the entry holds side by side), the share of the query's (IDF-weighted)
-    terms it holds, and the entry that earned it: a block of several paragraphs scores as its best paragraph when
+    query's words as it says them, that the entry holds side by side, and FUNCTION_WEIGHT of the BM25 of the
+    query's `function_words` it holds), the share of the query's (IDF-weighted) topic terms it holds, and the entry
+    that earned it: a block of several paragraphs scores as its best paragraph when
     that one scores higher alone (the block's other paragraphs dilute a match; the answer is then that
     paragraph)."""
     bags = [_with_context(c) for c in candidates]
@@ -426,6 +443,12 @@ def _bm25(candidates: list[_Candidate], q: set[str], order: tuple[str, ...] = ()
         total += weights[term]
 
     pairs = [(a, b) for a, b in zip(order, order[1:]) if a in weights and b in weights and a != b]
+    held_words = [_function_words(c.entry.text) for c in candidates] if function_words else []
+    function_idf: dict[str, float] = {}
+    for word in function_words:
+        df = sum(1 for words in held_words if word in words)
+        if df:
+            function_idf[word] = FUNCTION_WEIGHT * math.log(1 + (n - df + 0.5) / (df + 0.5))
 
     def phrases(text: str) -> float:
         """The IDF of the query's word pairs that stand side by side in the text."""
@@ -448,6 +471,12 @@ def _bm25(candidates: list[_Candidate], q: set[str], order: tuple[str, ...] = ()
                 held += share * idf
         if value and pairs:
             value += PHRASE_WEIGHT * phrases(text)
+        if value and function_idf:
+            words = _function_words(text)
+            for word, idf in function_idf.items():
+                tf = words.get(word, 0)
+                if tf:
+                    value += idf * tf * (BM25_K1 + 1) / (tf + BM25_K1 * (1 - BM25_B + BM25_B * length / avgdl))
         return value, (held / total if total else 0.0)
 
     # A query word that names an untagged library (its file name or H1: "P2-M1" in `p2-m1_user_acceptance.md`)
@@ -514,7 +543,8 @@ def search(libraries: list[Library], query: str, max_hits: int = DEFAULT_HITS) -
     stand_ins: set[int] = set()
     order = tuple(t for t in _latin_sequence(topic_text) if t in q or not t)  # "" keeps words apart
     shapes = [shape for asks, shape in ANSWER_SHAPES if asks.search(query)]
-    for candidate, (body, held, answer) in zip(candidates, _bm25(candidates, q, order)):
+    function_words = frozenset(_function_words(topic_text))
+    for candidate, (body, held, answer) in zip(candidates, _bm25(candidates, q, order, function_words)):
         if answer is not candidate.entry:
             candidate = _Candidate(candidate.library, candidate.chapter, answer, candidate.topic)
         score = 0.0
