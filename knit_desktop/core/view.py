@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 from .dsh.usage import Usage
@@ -24,6 +25,15 @@ from .rank.ranking import RankedDoc, Ranking
 
 TIERS = ("pinned", "primary", "supporting", "related")  # "pinned": the user's pins, above primary
 PEEK_LIMIT = 5
+# The window lists a ranking's first rows (after the pack's tiers), not all of them: building, sending and laying
+# out a row for each of 100,000 documents took about half a second of the indexer's time a ranking and as much of
+# the GUI thread's, for rows nobody scrolls to. A filter typed in the window is applied to all of them (`needle`).
+LISTED_ROWS = 2000
+
+
+def text_matches(needle: str, *texts: str) -> bool:
+    """Whether a lowercase `needle` is in one of `texts` (case-insensitive): the window's filter."""
+    return any(needle in text.lower() for text in texts)
 
 
 def listing_key(root: str, rel: str) -> str:
@@ -56,6 +66,11 @@ class ViewRow:
         return listing_key(self.root, self.rel)
 
 
+def matches_filter(item: ViewRow, needle: str) -> bool:
+    """Whether the window's filter (a lowercase `needle`) keeps a row: its title, summary, path or folder label."""
+    return text_matches(needle, item.title, item.summary, item.rel, item.source)
+
+
 @dataclass(frozen=True, slots=True)
 class RankedRows:
     """One ranking's rows in the order shown, with the facts of the line above the list."""
@@ -66,6 +81,8 @@ class RankedRows:
     total: int  # documents in the ranked pool
     rows: tuple[ViewRow, ...]
     tiered: bool = False  # the rows start with the context pack's tiers
+    complete: bool = True  # False: the ranking's rows were cut at a limit (`total` says how many there are)
+    needle: str = ""  # the filter the ranking's own rows were chosen by ('' for none; the tiers are never filtered)
 
     def row(self, key: str) -> ViewRow | None:
         """The row listed under `key` (`listing_key`: a workspace document's relative path)."""
@@ -83,6 +100,9 @@ class ViewResult:
     has_pack: bool = False  # a context pack was built (the relevance list of documents)
     task: str = ""  # the context pack's task line ('' without a pack)
     usage: Usage | None = None  # what the followed session did with its last pack (filled in by the live ranking)
+    # Whether the workspace's index holds a path now (its listed rows may be cut at a limit): what the usage audit
+    # asks, the same question knit_docs answers from the index.
+    is_indexed: Callable[[str], bool] | None = None
 
     @property
     def mode(self) -> str:
@@ -157,14 +177,16 @@ def _row(record: RankedDoc, part: SourceRanking | None = None, **pack: Any) -> V
 
 
 def merge_tiers(ranking: Ranking | None, pack: ContextPack | None, limit: int | None = None,
-                pins: Pins | None = None, others: Sequence[SourceRanking] = ()) -> RankedRows:
+                pins: Pins | None = None, others: Sequence[SourceRanking] = (), needle: str = "") -> RankedRows:
     """The rankings' rows as listed: the pack's tiers first (when both are relevance rankings), then the rest in
     rank order, each document once. `limit` cuts the rankings' own rows, never the pack's. With `pins`, hidden
     documents are left out and pinned ones lead the rest (the pack, built with the same pins, has them in its
     pinned tier already). `others` are library folders' rankings listed beside the workspace's (`ranking`, None
-    when the workspace is left out), each row labelled with its folder (`merged_ranked`)."""
+    when the workspace is left out), each row labelled with its folder (`merged_ranked`). With a `needle` (the
+    window's filter), the rankings' rows are those it matches, then cut at `limit`."""
+    needle = needle.strip().lower()
     parts = ([SourceRanking(ranking, pins)] if ranking is not None else []) + list(others)
-    ranked, hidden = merged_ranked(parts, limit)
+    ranked, hidden = merged_ranked(parts, None if needle else limit)
     rows: list[ViewRow] = []
     placed: set[str] = set()
     tiered = (pack is not None and ranking is not None and pack.mode == "relevance"
@@ -178,21 +200,34 @@ def merge_tiers(ranking: Ranking | None, pack: ContextPack | None, limit: int | 
                 placed.add(item.record.doc.rel)
                 rows.append(_row(item.record, tier=tier, number=number, reason=item.reason,
                                  passages=tuple(item.passages)))
-    rows.extend(_row(r, p) for p, r in ranked if p.root or r.doc.rel not in placed)
+    listed = ((p, r) for p, r in ranked if p.root or r.doc.rel not in placed)
+    cut = False
+    if needle:
+        listed = ((p, r) for p, r in listed
+                  if text_matches(needle, r.doc.title, r.doc.summary, r.doc.rel, p.label if p.root else ""))
+        if limit is not None:  # one more than the limit tells whether the matches were cut
+            first = len(rows)
+            rows.extend(_row(r, p) for p, r in islice(listed, limit + 1))
+            cut = len(rows) - first > limit
+            del rows[first + limit:]
+    if not needle or limit is None:
+        rows.extend(_row(r, p) for p, r in listed)
     relevant = [p.ranking for p in parts if p.ranking.mode == "relevance"]
     lead = relevant[0] if relevant else (parts[0].ranking if parts else None)
     keywords: list[str] = []
     for part in parts:
         keywords += [k for k in part.ranking.matched_terms if k not in keywords]
     total = sum(p.ranking.total for p in parts) - hidden
+    complete = limit is None or (not cut if needle else total <= limit)
     return RankedRows("relevance" if relevant else "time", lead.topic if lead is not None else "", tuple(keywords),
-                      total, tuple(rows), tiered and bool(placed))
+                      total, tuple(rows), tiered and bool(placed), complete, needle)
 
 
 def build_view(kind: str, ranking: Ranking | None, pack: ContextPack | None = None, media: Ranking | None = None,
                limit: int | None = None, pins: Pins | None = None, others: Sequence[SourceRanking] = (),
-               media_others: Sequence[SourceRanking] = ()) -> ViewResult:
+               media_others: Sequence[SourceRanking] = (), needle: str = "",
+               is_indexed: Callable[[str], bool] | None = None) -> ViewResult:
     with_media = media is not None or kind == "all"
-    return ViewResult(kind, merge_tiers(ranking, pack, limit, pins, others),
+    return ViewResult(kind, merge_tiers(ranking, pack, limit, pins, others, needle),
                       merge_tiers(media, None, pins=pins, others=media_others) if with_media else None,
-                      has_pack=pack is not None, task=pack.task if pack is not None else "")
+                      has_pack=pack is not None, task=pack.task if pack is not None else "", is_indexed=is_indexed)

@@ -545,12 +545,13 @@ class Workspace:
 
     def view(self, request: RankInput, *, now_ms: int, kind: str = "doc", sort: str = "relevance",
              with_context: bool = False, limit: int | None = None, pins: Pins | None = None,
-             library: Sequence[LibraryPart] = (), own: bool = True) -> ViewResult:
+             library: Sequence[LibraryPart] = (), own: bool = True, needle: str = "") -> ViewResult:
         """What the window shows for one view, from one ranking (two for "all": documents and media apart, so
         however many documents a workspace has its images and videos are all there). The context pack, asked
         for the relevance list of documents only, is built on that same ranking. With `pins`, hidden documents
         leave every list and pinned ones lead it. `library` folders (label, open folder, its pins) rank beside
-        this workspace, each row labelled; without `own` only they are listed (the window's "Library" scope)."""
+        this workspace, each row labelled; without `own` only they are listed (the window's "Library" scope).
+        With `needle` (the window's filter) the documents listed are those it matches, before `limit` cuts them."""
         from .view import (  # what the window and the tray show: not a one-shot `rank`
             SourceRanking,
             build_view,
@@ -564,11 +565,16 @@ class Workspace:
             docs = self.rank(request, now_ms=now_ms, kind="doc", sort=sort) if own else None
             media = self.rank(request, now_ms=now_ms, kind="media", sort=sort) if own else None
             return build_view("all", docs, media=media, limit=limit, pins=pins, others=beside("doc"),
-                              media_others=beside("media"))
+                              media_others=beside("media"), is_indexed=self.is_indexed)
         ranking = self.rank(request, now_ms=now_ms, kind=kind, sort=sort) if own else None
         with_context = with_context and kind == "doc" and sort == "relevance"
         pack = self.pack(ranking, request, pins=pins) if with_context and ranking is not None else None
-        return build_view(kind, ranking, pack, limit=limit, pins=pins, others=beside(kind))
+        return build_view(kind, ranking, pack, limit=limit, pins=pins, others=beside(kind), needle=needle,
+                          is_indexed=self.is_indexed)
+
+    def is_indexed(self, rel: str) -> bool:
+        """Whether the index holds a document at `rel` (read as the index is now)."""
+        return rel in self.index.by_rel
 
 
 LibraryPart = tuple[str, "Workspace", "Pins | None"]  # a library folder ranked beside a workspace

@@ -59,6 +59,7 @@ class RankJob:
     limit: int | None = None
     with_context: bool = False
     scope: str = "workspace"  # workspace | library | all: what the list ranks over
+    needle: str = ""  # the window's filter: the documents listed are those it matches (before `limit`)
 
 
 class IndexWorker(Worker):
@@ -263,7 +264,7 @@ class IndexWorker(Worker):
         # so a library document can lead it.
         result = self.workspace.view(job.request, now_ms=now, kind=job.kind, sort=job.sort,
                                      with_context=job.with_context and not library, limit=job.limit, pins=pins,
-                                     library=library, own=job.scope != "library")
+                                     library=library, own=job.scope != "library", needle=job.needle)
         self.ranked.emit(job.token, self.mailbox.post(result))
 
     @Slot(int, str, str)

@@ -17,7 +17,7 @@ from ..core.dsh.sessions import KEEP_READS, Read
 from ..core.dsh.usage import PackSnapshot, Usage, UsageAudit
 from ..core.index.boundary import UnsafeWorkspace, check_workspace
 from ..core.memory.triggers import asks_to_remember
-from ..core.view import ViewResult
+from ..core.view import LISTED_ROWS, ViewResult
 from ..core.workspace import RankInput
 from .conversation import ConversationFollower
 from .indexer import IndexerService
@@ -56,6 +56,7 @@ class LiveRanking(QObject):
         self.kind = "doc"
         self.sort = "relevance"
         self.scope = "workspace"  # workspace | library | all: what the list ranks over
+        self.needle = ""  # the window's filter, for a list cut at LISTED_ROWS (see set_filter)
         self.library_folders: list[str] = []
         self._library_watchers: dict[str, WorkspaceWatcher] = {}  # by real path
         self.session: dict | None = None
@@ -178,6 +179,18 @@ class LiveRanking(QObject):
         """'' for the workspace, else the library folder's real path."""
         return "" if not root or root == self.root else os.path.realpath(root)
 
+    def set_filter(self, text: str) -> None:
+        """The window's filter. The window filters the rows it has at once; the list of documents is ranked again
+        with the filter only when its rows were cut (a large workspace), so documents past the cut are found
+        too, and again without it when the filter is cleared."""
+        needle = text.strip().lower()
+        if needle == self.needle:
+            return
+        self.needle = needle
+        shown = self._shown.docs if self._shown is not None else None
+        if shown is not None and (not shown.complete or shown.needle):
+            self.rerank()
+
     def set_topic(self, text: str) -> None:
         """A topic typed by the user; while non-empty it replaces the conversation as the ranking input."""
         self.topic = text.strip()
@@ -271,8 +284,10 @@ class LiveRanking(QObject):
         request = RankInput.from_query(self.topic) if self.topic else RankInput.from_messages(self.conversation.messages)
         with_context = self.kind == "doc" and self.sort == "relevance"
         scope = self.scope if self.library_folders else "workspace"
+        # The list of documents is cut at LISTED_ROWS (the grid and the All view keep every row they are given).
+        limit = LISTED_ROWS if self.kind == "doc" else None
         self._latest = self._indexer.rank(request, kind=self.kind, sort=self.sort, with_context=with_context,
-                                          scope=scope)
+                                          scope=scope, limit=limit, needle=self.needle if limit else "")
         # What an earlier answer must share with the newest request to stand in for it: the view, and an input
         # of the same kind (a topic typed is not the conversation; a library folder removed is not listed).
         self._asked[self._latest] = (self.kind, self.sort, scope, self.topic, tuple(self.library_folders))
@@ -303,8 +318,8 @@ class LiveRanking(QObject):
         if not session or not result.has_pack or not session["session"]["id"]:
             return None
         sid = session["session"]["id"]
-        indexed = {r.rel for r in result.docs.rows}
+        indexed = result.is_indexed or {r.rel for r in result.docs.rows}.__contains__
         usage = self.audit.usage(sid, self.reads, root=self.root, cwd=session["session"]["cwd"],
-                                 is_indexed=indexed.__contains__)
+                                 is_indexed=indexed)
         self.audit.record_snapshot(sid, PackSnapshot(session.get("last_seq", -1), result.task, result.pack_tiers()))
         return usage

@@ -14,7 +14,7 @@ from typing import overload
 
 from PySide6.QtCore import QAbstractListModel, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt
 
-from ..core.view import TIERS, RankedRows, ViewRow
+from ..core.view import TIERS, RankedRows, ViewRow, matches_filter
 from .wording import is_new, relative_time_text, tier_hint, tier_title, why_text
 
 KeyRole = Qt.ItemDataRole.UserRole + 1  # the listing key (core.view.listing_key): a workspace document's rel
@@ -41,10 +41,6 @@ class Row:
     def key(self) -> str:
         """Its identity in the list (`core.view.listing_key`)."""
         return self.item.key if self.item is not None else ""
-
-
-def matches_filter(item: ViewRow, needle: str) -> bool:
-    return any(needle in text.lower() for text in (item.title, item.summary, item.rel, item.source))
 
 
 class ListedRows(Sequence[Row]):
@@ -116,12 +112,13 @@ class ListedRows(Sequence[Row]):
 
 
 def build_rows(ranked: RankedRows | None, needle: str = "") -> tuple[ListedRows, int]:
-    """Rows for a ranked list and a filter; also returns how many documents there are before filtering."""
+    """Rows for a ranked list and a filter; also returns how many documents there are before filtering (all of
+    the ranking's, when its rows were cut at a limit or chosen by a filter)."""
     if ranked is None:
         return ListedRows((), False), 0
     needle = needle.strip().lower()
     items = [r for r in ranked.rows if matches_filter(r, needle)] if needle else ranked.rows
-    return ListedRows(items, ranked.tiered), len(ranked.rows)
+    return ListedRows(items, ranked.tiered), len(ranked.rows) if ranked.complete and not ranked.needle else ranked.total
 
 
 class DocumentListModel(QAbstractListModel):
@@ -168,7 +165,7 @@ class DocumentListModel(QAbstractListModel):
 
     def count_text(self) -> str:
         total = self.total  # a plain name in `self.tr(text, "", n)`: the plural form every lupdate recognises
-        if self.needle.strip():
+        if self.needle.strip() or self.shown < total:  # filtered, or a large workspace's list cut at its first rows
             return self.tr("%1 / %n docs", "", total).replace("%1", str(self.shown))
         return self.tr("%n docs", "", total)
 

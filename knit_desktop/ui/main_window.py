@@ -331,6 +331,7 @@ class MainWindow(QMainWindow):
         self.model.set_filter(text)
         self.grid_model.set_filter(text)
         self.all_view.set_filter(text)
+        self.ranking.set_filter(text)  # a list cut at its first rows is ranked again with the filter
         if keep and not view.select_key(keep):
             view.select_first()  # the cursor was filtered out: move to the first item
         self._update_texts()

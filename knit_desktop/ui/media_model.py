@@ -7,8 +7,8 @@ from typing import Any
 from PySide6.QtCore import QAbstractListModel, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt
 
 from ..core.media.layout import duration_text
-from ..core.view import ViewRow
-from .document_model import KeyRole, matches_filter
+from ..core.view import ViewRow, matches_filter
+from .document_model import KeyRole
 from .media_preview import video_unavailable_text
 from .wording import is_new, problem_text, relative_time_text
 

@@ -198,7 +198,7 @@ class KnitDocs:
                     session.reads,
                     root=ws.root,
                     cwd=session.cwd,
-                    is_indexed=lambda rel: rel in ws.index.by_rel,
+                    is_indexed=ws.is_indexed,
                 )
                 line = usage.line() if usage is not None else ""
                 if line:

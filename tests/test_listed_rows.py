@@ -1,0 +1,79 @@
+"""A large workspace's list: the window lists a ranking's first rows, says so, and its filter still finds the rest."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+from knit_desktop.core.dsh.conversation import Message
+from knit_desktop.core.view import matches_filter
+from knit_desktop.core.workspace import RankInput, Workspace
+from knit_desktop.ui.app import KnitApp
+
+from .conftest import NOW_MS
+
+DAY_MS = 86_400_000
+
+
+@pytest.fixture
+def notes(make_workspace):
+    """Twelve notes: three about alpha caches (the conversation's topic), nine others, the oldest about a zebra."""
+    files = {f"alpha-{i}.md": (f"# Alpha cache {i}\n\nalpha cache eviction notes {i}\n", NOW_MS - i * DAY_MS)
+             for i in range(3)}
+    files |= {f"other-{i}.md": (f"# Other {i}\n\nunrelated note {i}\n", NOW_MS - (10 + i) * DAY_MS) for i in range(8)}
+    files["zebra.md"] = ("# Zebra crossing\n\nthe oldest note\n", NOW_MS - 90 * DAY_MS)
+    return make_workspace(files)
+
+
+def test_a_ranking_cut_at_a_limit_says_so_and_a_filter_chooses_its_rows_before_the_cut(notes):
+    ws = Workspace.open(str(notes))
+    request = RankInput.from_query("alpha cache")
+
+    whole = ws.view(request, now_ms=NOW_MS, with_context=True).docs
+    assert whole.complete and not whole.needle and len(whole.rows) == whole.total == 12
+
+    cut = ws.view(request, now_ms=NOW_MS, with_context=True, limit=4).docs
+    assert not cut.complete and cut.total == 12
+    tiers = [r for r in cut.rows if r.tier]
+    assert [r.rel for r in cut.rows] == [r.rel for r in whole.rows][: len(cut.rows)]
+    assert "zebra.md" not in {r.rel for r in cut.rows}
+    assert len(cut.rows) <= len(tiers) + 4
+
+    found = ws.view(request, now_ms=NOW_MS, with_context=True, limit=4, needle=" Zebra ").docs
+    assert found.complete and found.needle == "zebra"
+    assert [r.rel for r in found.rows if not r.tier] == ["zebra.md"]
+    assert [r.rel for r in found.rows if r.tier] == [r.rel for r in tiers]  # the tiers are never filtered
+
+    many = ws.view(request, now_ms=NOW_MS, with_context=True, limit=2, needle="note").docs
+    rest = [r for r in many.rows if not r.tier]
+    assert not many.complete and len(rest) == 2 and all(matches_filter(r, "note") for r in rest)
+
+    assert ws.view(request, now_ms=NOW_MS).is_indexed("zebra.md")  # the index answers, not the rows listed
+    assert not ws.view(request, now_ms=NOW_MS).is_indexed("missing.md")
+
+
+def test_the_window_lists_the_first_rows_and_its_filter_finds_a_document_past_them(qtbot, tmp_path, notes, settings,
+                                                                                  monkeypatch):
+    monkeypatch.setattr("knit_desktop.services.live_ranking.LISTED_ROWS", 3)
+    knit = KnitApp(workspace=str(notes), dsh_home=str(tmp_path / "no-dsh"),
+                   messages=[Message("user", "how does the alpha cache evict?")], settings=settings, persistent=False)
+    try:
+        window = knit.window
+        window.show()
+        model = window.model
+        qtbot.waitUntil(lambda: window.result is not None and model.total == 12, timeout=15_000)
+        listed = {row.rel for row in model.rows.documents}
+        assert "zebra.md" not in listed and model.shown < 12
+        assert model.count_text() == f"{model.shown} / 12 docs"
+
+        qtbot.mouseClick(window.filter_box, Qt.MouseButton.LeftButton)
+        qtbot.keyClicks(window.filter_box, "zebra")
+        qtbot.waitUntil(lambda: [r.rel for r in model.rows.documents if not r.tier] == ["zebra.md"], timeout=10_000)
+        assert window.result.docs.needle == "zebra"
+
+        window.filter_box.clear()  # the list goes back to its first rows, ranked without the filter
+        qtbot.waitUntil(lambda: window.result.docs.needle == "" and "zebra.md" not in
+                        {r.rel for r in model.rows.documents}, timeout=10_000)
+        assert model.count_text() == f"{model.shown} / 12 docs"
+    finally:
+        knit.close()
