@@ -48,8 +48,15 @@ def test_a_ranking_cut_at_a_limit_says_so_and_a_filter_chooses_its_rows_before_t
     rest = [r for r in many.rows if not r.tier]
     assert not many.complete and len(rest) == 2 and all(matches_filter(r, "note") for r in rest)
 
-    assert ws.view(request, now_ms=NOW_MS).is_indexed("zebra.md")  # the index answers, not the rows listed
-    assert not ws.view(request, now_ms=NOW_MS).is_indexed("missing.md")
+    # The tray's peek is the ranking's head whatever the window's filter (with no tiers: the time order).
+    recent = ws.view(request, now_ms=NOW_MS, sort="time", limit=4, needle="qqq")
+    assert recent.docs.rows == () and recent.peek() == ws.view(request, now_ms=NOW_MS, sort="time").peek()
+    assert found.head == tuple(whole.rows[:5])
+
+    check = ws.view(request, now_ms=NOW_MS).is_indexed  # the index answers, not the rows listed
+    assert check is not None and check("zebra.md") and not check("missing.md")
+    del ws
+    assert not check("zebra.md")  # it holds the workspace weakly: a workspace switched away from is freed
 
 
 def test_the_window_lists_the_first_rows_and_its_filter_finds_a_document_past_them(qtbot, tmp_path, notes, settings,
@@ -75,5 +82,21 @@ def test_the_window_lists_the_first_rows_and_its_filter_finds_a_document_past_th
         qtbot.waitUntil(lambda: window.result.docs.needle == "" and "zebra.md" not in
                         {r.rel for r in model.rows.documents}, timeout=10_000)
         assert model.count_text() == f"{model.shown} / 12 docs"
+    finally:
+        knit.close()
+
+
+def test_a_filter_typed_before_the_first_ranking_arrives_still_reaches_past_the_cut(qtbot, tmp_path, notes, settings,
+                                                                                   monkeypatch):
+    monkeypatch.setattr("knit_desktop.services.live_ranking.LISTED_ROWS", 3)
+    knit = KnitApp(workspace=str(notes), dsh_home=str(tmp_path / "no-dsh"),
+                   messages=[Message("user", "how does the alpha cache evict?")], settings=settings, persistent=False)
+    try:
+        window = knit.window
+        window.show()
+        qtbot.keyClicks(window.filter_box, "zebra")  # typed at once: the first answer may still be on its way
+        qtbot.waitUntil(lambda: window.result is not None
+                        and [r.rel for r in window.model.rows.documents if not r.tier] == ["zebra.md"], timeout=15_000)
+        assert window.result.docs.needle == "zebra"
     finally:
         knit.close()

@@ -83,6 +83,7 @@ class RankedRows:
     tiered: bool = False  # the rows start with the context pack's tiers
     complete: bool = True  # False: the ranking's rows were cut at a limit (`total` says how many there are)
     needle: str = ""  # the filter the ranking's own rows were chosen by ('' for none; the tiers are never filtered)
+    head: tuple[ViewRow, ...] = ()  # with a `needle`: the first rows as they would be without it (the tray's)
 
     def row(self, key: str) -> ViewRow | None:
         """The row listed under `key` (`listing_key`: a workspace document's relative path)."""
@@ -130,8 +131,8 @@ class ViewResult:
         return tuple(out)
 
     def peek(self, limit: int = PEEK_LIMIT) -> tuple[ViewRow, ...]:
-        """The tray's top documents."""
-        return self.docs.rows[:limit]
+        """The tray's top documents (never the window's filter: a ranking asked for with one keeps its head)."""
+        return (self.docs.head if self.docs.needle else self.docs.rows)[:limit]
 
 
 @dataclass(frozen=True)
@@ -202,7 +203,10 @@ def merge_tiers(ranking: Ranking | None, pack: ContextPack | None, limit: int | 
                                  passages=tuple(item.passages)))
     listed = ((p, r) for p, r in ranked if p.root or r.doc.rel not in placed)
     cut = False
+    head: tuple[ViewRow, ...] = ()
     if needle:
+        unfiltered = ((p, r) for p, r in ranked if p.root or r.doc.rel not in placed)
+        head = (*rows[:PEEK_LIMIT], *(_row(r, p) for p, r in islice(unfiltered, max(0, PEEK_LIMIT - len(rows)))))
         listed = ((p, r) for p, r in listed
                   if text_matches(needle, r.doc.title, r.doc.summary, r.doc.rel, p.label if p.root else ""))
         if limit is not None:  # one more than the limit tells whether the matches were cut
@@ -220,7 +224,7 @@ def merge_tiers(ranking: Ranking | None, pack: ContextPack | None, limit: int | 
     total = sum(p.ranking.total for p in parts) - hidden
     complete = limit is None or (not cut if needle else total <= limit)
     return RankedRows("relevance" if relevant else "time", lead.topic if lead is not None else "", tuple(keywords),
-                      total, tuple(rows), tiered and bool(placed), complete, needle)
+                      total, tuple(rows), tiered and bool(placed), complete, needle, head)
 
 
 def build_view(kind: str, ranking: Ranking | None, pack: ContextPack | None = None, media: Ranking | None = None,

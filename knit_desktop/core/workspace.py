@@ -10,6 +10,7 @@ import contextlib
 import os
 import sqlite3
 import time
+import weakref
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
@@ -565,16 +566,29 @@ class Workspace:
             docs = self.rank(request, now_ms=now_ms, kind="doc", sort=sort) if own else None
             media = self.rank(request, now_ms=now_ms, kind="media", sort=sort) if own else None
             return build_view("all", docs, media=media, limit=limit, pins=pins, others=beside("doc"),
-                              media_others=beside("media"), is_indexed=self.is_indexed)
+                              media_others=beside("media"), is_indexed=self.indexed_check())
         ranking = self.rank(request, now_ms=now_ms, kind=kind, sort=sort) if own else None
         with_context = with_context and kind == "doc" and sort == "relevance"
         pack = self.pack(ranking, request, pins=pins) if with_context and ranking is not None else None
         return build_view(kind, ranking, pack, limit=limit, pins=pins, others=beside(kind), needle=needle,
-                          is_indexed=self.is_indexed)
+                          is_indexed=self.indexed_check())
 
     def is_indexed(self, rel: str) -> bool:
         """Whether the index holds a document at `rel` (read as the index is now)."""
         return rel in self.index.by_rel
+
+    def indexed_check(self) -> Callable[[str], bool]:
+        """`is_indexed` for a result that may outlive this workspace (the window's last ranking): it holds the
+        workspace weakly, so a workspace switched away from is freed (and then holds nothing). Asked on another
+        thread than the one indexing: a dict lookup, whole under the GIL, on the map the indexing thread built
+        at the open (`refresh` reads `by_rel` first)."""
+        method = weakref.WeakMethod(self.is_indexed)
+
+        def check(rel: str) -> bool:
+            alive = method()
+            return alive is not None and alive(rel)
+
+        return check
 
 
 LibraryPart = tuple[str, "Workspace", "Pins | None"]  # a library folder ranked beside a workspace

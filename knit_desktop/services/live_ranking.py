@@ -187,8 +187,9 @@ class LiveRanking(QObject):
         if needle == self.needle:
             return
         self.needle = needle
-        shown = self._shown.docs if self._shown is not None else None
-        if shown is not None and (not shown.complete or shown.needle):
+        shown = self._shown.docs if self._shown is not None and self._shown.kind == "doc" else None
+        pending = self._latest in self._asked  # an answer on its way was asked for with the filter before
+        if self.kind == "doc" and (pending or shown is None or not shown.complete or shown.needle):
             self.rerank()
 
     def set_topic(self, text: str) -> None:
@@ -290,7 +291,9 @@ class LiveRanking(QObject):
                                           scope=scope, limit=limit, needle=self.needle if limit else "")
         # What an earlier answer must share with the newest request to stand in for it: the view, and an input
         # of the same kind (a topic typed is not the conversation; a library folder removed is not listed).
-        self._asked[self._latest] = (self.kind, self.sort, scope, self.topic, tuple(self.library_folders))
+        # (The filter sent too: an answer filtered otherwise would show rows the filter box does not ask for.)
+        self._asked[self._latest] = (self.kind, self.sort, scope, self.topic, tuple(self.library_folders),
+                                     self.needle if limit else "")
 
     def _on_ranked(self, token: int, result: ViewResult) -> None:
         view = self._asked.pop(token, None)
