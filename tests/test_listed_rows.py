@@ -86,17 +86,22 @@ def test_the_window_lists_the_first_rows_and_its_filter_finds_a_document_past_th
         knit.close()
 
 
-def test_a_filter_typed_before_the_first_ranking_arrives_still_reaches_past_the_cut(qtbot, tmp_path, notes, settings,
-                                                                                   monkeypatch):
+def test_a_filter_typed_while_a_ranking_is_on_its_way_is_asked_for_again(qtbot, tmp_path, notes, settings,
+                                                                        monkeypatch):
     monkeypatch.setattr("knit_desktop.services.live_ranking.LISTED_ROWS", 3)
     knit = KnitApp(workspace=str(notes), dsh_home=str(tmp_path / "no-dsh"),
                    messages=[Message("user", "how does the alpha cache evict?")], settings=settings, persistent=False)
     try:
-        window = knit.window
+        window, live = knit.window, knit.ranking
         window.show()
-        qtbot.keyClicks(window.filter_box, "zebra")  # typed at once: the first answer may still be on its way
-        qtbot.waitUntil(lambda: window.result is not None
-                        and [r.rel for r in window.model.rows.documents if not r.tier] == ["zebra.md"], timeout=15_000)
-        assert window.result.docs.needle == "zebra"
+        qtbot.waitUntil(lambda: window.result is not None and window.result.kind == "doc", timeout=15_000)
+        live.set_view("media", "relevance")
+        qtbot.waitUntil(lambda: window.result.kind == "media", timeout=10_000)
+        live.set_view("doc", "relevance")  # the list of documents is on its way; the images are what is shown
+        asked = live._latest
+        live.set_filter("zebra")  # before that answer arrives: it was asked for without the filter
+        assert live._latest > asked
+        qtbot.waitUntil(lambda: window.result.kind == "doc" and window.result.docs.needle == "zebra", timeout=10_000)
+        assert [r.rel for r in window.result.docs.rows if not r.tier] == ["zebra.md"]
     finally:
         knit.close()
