@@ -103,7 +103,7 @@ class ViewResult:
     usage: Usage | None = None  # what the followed session did with its last pack (filled in by the live ranking)
     # Whether the workspace's index holds a path now (its listed rows may be cut at a limit): what the usage audit
     # asks, the same question knit_docs answers from the index.
-    is_indexed: Callable[[str], bool] | None = None
+    is_indexed: Callable[[str], bool] | None = dataclasses.field(default=None, compare=False, repr=False)
 
     @property
     def mode(self) -> str:
