@@ -59,49 +59,45 @@ def test_a_ranking_cut_at_a_limit_says_so_and_a_filter_chooses_its_rows_before_t
     assert not check("zebra.md")  # it holds the workspace weakly: a workspace switched away from is freed
 
 
-def test_the_window_lists_the_first_rows_and_its_filter_finds_a_document_past_them(qtbot, tmp_path, notes, settings,
-                                                                                  monkeypatch):
+@pytest.fixture
+def notes_window(qtbot, tmp_path, notes, settings, monkeypatch):
+    """The window on the notes, its list of documents cut at three rows; closed at the end."""
     monkeypatch.setattr("knit_desktop.services.live_ranking.LISTED_ROWS", 3)
     knit = KnitApp(workspace=str(notes), dsh_home=str(tmp_path / "no-dsh"),
                    messages=[Message("user", "how does the alpha cache evict?")], settings=settings, persistent=False)
-    try:
-        window = knit.window
-        window.show()
-        model = window.model
-        qtbot.waitUntil(lambda: window.result is not None and model.total == 12, timeout=15_000)
-        listed = {row.rel for row in model.rows.documents}
-        assert "zebra.md" not in listed and model.shown < 12
-        assert model.count_text() == f"{model.shown} / 12 docs"
-
-        qtbot.mouseClick(window.filter_box, Qt.MouseButton.LeftButton)
-        qtbot.keyClicks(window.filter_box, "zebra")
-        qtbot.waitUntil(lambda: [r.rel for r in model.rows.documents if not r.tier] == ["zebra.md"], timeout=10_000)
-        assert window.result.docs.needle == "zebra"
-
-        window.filter_box.clear()  # the list goes back to its first rows, ranked without the filter
-        qtbot.waitUntil(lambda: window.result.docs.needle == "" and "zebra.md" not in
-                        {r.rel for r in model.rows.documents}, timeout=10_000)
-        assert model.count_text() == f"{model.shown} / 12 docs"
-    finally:
-        knit.close()
+    knit.window.show()
+    yield knit
+    knit.close()
 
 
-def test_a_filter_typed_while_a_ranking_is_on_its_way_is_asked_for_again(qtbot, tmp_path, notes, settings,
-                                                                        monkeypatch):
-    monkeypatch.setattr("knit_desktop.services.live_ranking.LISTED_ROWS", 3)
-    knit = KnitApp(workspace=str(notes), dsh_home=str(tmp_path / "no-dsh"),
-                   messages=[Message("user", "how does the alpha cache evict?")], settings=settings, persistent=False)
-    try:
-        window, live = knit.window, knit.ranking
-        window.show()
-        qtbot.waitUntil(lambda: window.result is not None and window.result.kind == "doc", timeout=15_000)
-        live.set_view("media", "relevance")
-        qtbot.waitUntil(lambda: window.result.kind == "media", timeout=10_000)
-        live.set_view("doc", "relevance")  # the list of documents is on its way; the images are what is shown
-        asked = live._latest
-        live.set_filter("zebra")  # before that answer arrives: it was asked for without the filter
-        assert live._latest > asked
-        qtbot.waitUntil(lambda: window.result.kind == "doc" and window.result.docs.needle == "zebra", timeout=10_000)
-        assert [r.rel for r in window.result.docs.rows if not r.tier] == ["zebra.md"]
-    finally:
-        knit.close()
+def test_the_window_lists_the_first_rows_and_its_filter_finds_a_document_past_them(qtbot, notes_window):
+    window = notes_window.window
+    model = window.model
+    qtbot.waitUntil(lambda: window.result is not None and model.total == 12, timeout=15_000)
+    listed = {row.rel for row in model.rows.documents}
+    assert "zebra.md" not in listed and model.shown < 12
+    assert model.count_text() == f"{model.shown} / 12 docs"
+
+    qtbot.mouseClick(window.filter_box, Qt.MouseButton.LeftButton)
+    qtbot.keyClicks(window.filter_box, "zebra")
+    qtbot.waitUntil(lambda: [r.rel for r in model.rows.documents if not r.tier] == ["zebra.md"], timeout=10_000)
+    assert window.result.docs.needle == "zebra"
+
+    window.filter_box.clear()  # the list goes back to its first rows, ranked without the filter
+    qtbot.waitUntil(lambda: window.result.docs.needle == "" and "zebra.md" not in
+                    {r.rel for r in model.rows.documents}, timeout=10_000)
+    assert model.count_text() == f"{model.shown} / 12 docs"
+
+
+def test_a_filter_typed_while_a_ranking_is_on_its_way_is_asked_for_again(qtbot, notes_window):
+    window, live = notes_window.window, notes_window.ranking
+    tabs = window.kind_tabs
+    qtbot.waitUntil(lambda: window.result is not None and window.result.kind == "doc", timeout=15_000)
+    qtbot.mouseClick(tabs, Qt.MouseButton.LeftButton, pos=tabs.tabRect(1).center())  # Images & video
+    qtbot.waitUntil(lambda: window.result.kind == "media", timeout=10_000)
+    qtbot.mouseClick(tabs, Qt.MouseButton.LeftButton, pos=tabs.tabRect(0).center())  # Docs: on its way
+    asked = live._latest
+    qtbot.keyClicks(window.filter_box, "zebra")  # before that answer arrives: it was asked for without the filter
+    assert live._latest > asked
+    qtbot.waitUntil(lambda: window.result.kind == "doc" and window.result.docs.needle == "zebra", timeout=10_000)
+    assert [r.rel for r in window.result.docs.rows if not r.tier] == ["zebra.md"]
