@@ -48,6 +48,9 @@ def test_a_ranking_cut_at_a_limit_says_so_and_a_filter_chooses_its_rows_before_t
     rest = [r for r in many.rows if not r.tier]
     assert not many.complete and len(rest) == 2 and all(matches_filter(r, "note") for r in rest)
 
+    both = ws.view(request, now_ms=NOW_MS, kind="all", limit=4, needle="zebra")  # the All view's documents too
+    assert [r.rel for r in both.docs.rows] == ["zebra.md"] and both.docs.complete and both.media is not None
+
     # The tray's peek is the ranking's head whatever the window's filter (with no tiers: the time order).
     recent = ws.view(request, now_ms=NOW_MS, sort="time", limit=4, needle="qqq")
     assert recent.docs.rows == () and recent.peek() == ws.view(request, now_ms=NOW_MS, sort="time").peek()
@@ -101,3 +104,22 @@ def test_a_filter_typed_while_a_ranking_is_on_its_way_is_asked_for_again(qtbot, 
     assert live._latest > asked
     qtbot.waitUntil(lambda: window.result.kind == "doc" and window.result.docs.needle == "zebra", timeout=10_000)
     assert [r.rel for r in window.result.docs.rows if not r.tier] == ["zebra.md"]
+
+
+def test_the_all_view_asks_for_its_documents_cut_and_its_filter_finds_one_past_the_cut(qtbot, notes_window):
+    from knit_desktop.ui.settings import KINDS
+
+    window = notes_window.window
+    all_view, tabs = window.all_view, window.kind_tabs
+    qtbot.waitUntil(lambda: window.result is not None and window.result.kind == "doc", timeout=15_000)
+    qtbot.mouseClick(tabs, Qt.MouseButton.LeftButton, pos=tabs.tabRect(KINDS.index("all")).center())
+    qtbot.waitUntil(lambda: window.result.kind == "all", timeout=10_000)
+    docs = window.result.docs
+    assert not docs.complete and docs.total == 12 and "zebra.md" not in {r.rel for r in docs.rows}
+    assert all_view.view_all.isVisibleTo(window) and all_view.count_text() == "12 items"
+
+    qtbot.mouseClick(window.filter_box, Qt.MouseButton.LeftButton)
+    qtbot.keyClicks(window.filter_box, "zebra")
+    qtbot.waitUntil(lambda: window.result.kind == "all" and window.result.docs.needle == "zebra", timeout=10_000)
+    qtbot.waitUntil(lambda: [r.rel for r in all_view.doc_model.rows.documents] == ["zebra.md"], timeout=10_000)
+    assert all_view.count_text() == "1 / 12 items"

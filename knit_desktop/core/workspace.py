@@ -566,7 +566,7 @@ class Workspace:
             docs = self.rank(request, now_ms=now_ms, kind="doc", sort=sort) if own else None
             media = self.rank(request, now_ms=now_ms, kind="media", sort=sort) if own else None
             return build_view("all", docs, media=media, limit=limit, pins=pins, others=beside("doc"),
-                              media_others=beside("media"), is_indexed=self.indexed_check())
+                              media_others=beside("media"), needle=needle, is_indexed=self.indexed_check())
         ranking = self.rank(request, now_ms=now_ms, kind=kind, sort=sort) if own else None
         with_context = with_context and kind == "doc" and sort == "relevance"
         pack = self.pack(ranking, request, pins=pins) if with_context and ranking is not None else None

@@ -23,6 +23,10 @@ from .conversation import ConversationFollower
 from .indexer import IndexerService
 from .watcher import MODE_STOPPED, WorkspaceWatcher
 
+# The views whose documents are cut at LISTED_ROWS: the list of documents, and the All view's documents (it shows
+# only the first few, but counts and filters them all). Images and videos are never cut.
+CUT_KINDS = ("doc", "all")
+
 
 def _acceptable(cwd: str) -> bool:
     """A session's cwd is followed only when the workspace rule accepts it (not /, the home folder, a system
@@ -187,9 +191,9 @@ class LiveRanking(QObject):
         if needle == self.needle:
             return
         self.needle = needle
-        shown = self._shown.docs if self._shown is not None and self._shown.kind == "doc" else None
+        shown = self._shown.docs if self._shown is not None and self._shown.kind in CUT_KINDS else None
         pending = self._latest in self._asked  # an answer on its way was asked for with the filter before
-        if self.kind == "doc" and (pending or shown is None or not shown.complete or shown.needle):
+        if self.kind in CUT_KINDS and (pending or shown is None or not shown.complete or shown.needle):
             self.rerank()
 
     def set_topic(self, text: str) -> None:
@@ -285,8 +289,8 @@ class LiveRanking(QObject):
         request = RankInput.from_query(self.topic) if self.topic else RankInput.from_messages(self.conversation.messages)
         with_context = self.kind == "doc" and self.sort == "relevance"
         scope = self.scope if self.library_folders else "workspace"
-        # The list of documents is cut at LISTED_ROWS (the grid and the All view keep every row they are given).
-        limit = LISTED_ROWS if self.kind == "doc" else None
+        # The documents listed (in the Docs and the All view) are cut at LISTED_ROWS; the grid keeps every row.
+        limit = LISTED_ROWS if self.kind in CUT_KINDS else None
         self._latest = self._indexer.rank(request, kind=self.kind, sort=self.sort, with_context=with_context,
                                           scope=scope, limit=limit, needle=self.needle if limit else "")
         # What an earlier answer must share with the newest request to stand in for it: the view, and an input

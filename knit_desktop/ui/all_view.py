@@ -84,7 +84,7 @@ class AllView(QScrollArea):
         self.docs.setVisible(rows > 0)
         matching = getattr(self.doc_model, "matching", rows)
         self.docs_title.setVisible(rows > 0)
-        self.view_all.setVisible(matching > rows)
+        self.view_all.setVisible(matching > rows or not self.doc_model.complete)
         self.media_title.setVisible(self.media_model.rowCount() > 0)
         self.grid.setVisible(self.media_model.rowCount() > 0)
         self.empty.setVisible(rows == 0 and self.media_model.rowCount() == 0)

@@ -157,6 +157,11 @@ class DocumentListModel(QAbstractListModel):
     def shown(self) -> int:
         return len(self.rows.documents)
 
+    @property
+    def complete(self) -> bool:
+        """False when the ranking's rows were cut at a limit: there are documents past the last row."""
+        return self.ranked is None or self.ranked.complete
+
     def row_of(self, key: str) -> int:
         return self.rows.row_of(key)
 
