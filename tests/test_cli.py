@@ -263,3 +263,18 @@ def test_the_window_given_a_folder_renders_it(ws, tmp_path):
     out = run(str(ws / "docs" / "cache.md"), "--screenshot", str(shot))
     assert out.returncode == 0, out.stderr
     assert shot.stat().st_size > 0
+
+
+def test_a_reader_that_goes_away_early_gets_no_error_line(make_workspace, now_ms):
+    """`knit-desktop rank … | head`: the reader has what it wanted; no error line, the status of a SIGPIPE."""
+    ws = make_workspace({f"notes/cache-{i}.md": (f"# Cache note {i}\n\ncache eviction detail {i} " + "word " * 40,
+                                                 now_ms - i * DAY) for i in range(1500)})
+    command = [sys.executable, "-m", "knit_desktop", "rank", "--workspace", str(ws), "--query", "cache eviction",
+               "--limit", "1500"]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:
+        assert process.stdout is not None and process.stderr is not None
+        assert process.stdout.read(100)  # the first lines, then the reader goes away
+        process.stdout.close()
+        errors = process.stderr.read()
+        status = process.wait(timeout=60)
+    assert errors == b"" and status == 141

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from ..core.index.boundary import UnsafeWorkspace, WorkspaceNotFound, check_workspace
 from ..core.text.tokens import escape_controls
-from .parser import EXIT_NO_WORKSPACE, EXIT_USAGE, UsageError, build_parser
+from .parser import EXIT_BROKEN_PIPE, EXIT_NO_WORKSPACE, EXIT_USAGE, UsageError, build_parser
 
 if TYPE_CHECKING:
     from ..core.index.scan import BackgroundScan
@@ -60,8 +60,12 @@ def _exit_now(status: int) -> None:
     """End a one-shot command without tearing the interpreter down object by object: freeing a loaded
     20,000-document index takes ~70 ms and nothing is left to save (writes are committed as they happen)."""
     for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):  # a reader that went away (`| head`), a closed stream
+        try:
             stream.flush()
+        except BrokenPipeError:  # a reader that went away (`| head`): the status `main` gives it too
+            status = EXIT_BROKEN_PIPE if stream is sys.stdout else status
+        except (OSError, ValueError):  # a closed stream
+            pass
     os._exit(status)
 
 
@@ -94,6 +98,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except WorkspaceNotFound as exc:
         _error(f"workspace not found: {exc}")
         return EXIT_NO_WORKSPACE
+    except BrokenPipeError:
+        # The reader of the output went away (`knit-desktop rank … | head`): it has what it wanted, so no error
+        # line. Output still buffered goes nowhere (else the interpreter's last flush fails again), and the status
+        # is the one a shell reports for a program ended by SIGPIPE, as `cat` or `grep` would end.
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
     except BaseException as exc:  # noqa: BLE001 - the one place where anything left becomes one line
         message = _failure_line(exc)
         if message is None:

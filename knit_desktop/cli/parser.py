@@ -11,6 +11,7 @@ from ..core.memory.kinds import KINDS as MEMORY_KINDS
 EXIT_OK = 0
 EXIT_USAGE = 2
 EXIT_NO_WORKSPACE = 3
+EXIT_BROKEN_PIPE = 128 + 13  # what a shell reports for a program ended by SIGPIPE
 
 
 class UsageError(Exception):
