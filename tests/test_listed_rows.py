@@ -123,3 +123,27 @@ def test_the_all_view_asks_for_its_documents_cut_and_its_filter_finds_one_past_t
     qtbot.waitUntil(lambda: window.result.kind == "all" and window.result.docs.needle == "zebra", timeout=10_000)
     qtbot.waitUntil(lambda: [r.rel for r in all_view.doc_model.rows.documents] == ["zebra.md"], timeout=10_000)
     assert all_view.count_text() == "1 / 12 items"
+
+
+def test_a_cut_list_counts_every_other_document_and_a_cut_filter_says_there_are_more(qtbot, notes):
+    from knit_desktop.ui.document_model import DocumentListModel
+
+    ws = Workspace.open(str(notes))
+    request = RankInput.from_query("alpha cache")
+    model = DocumentListModel()
+    model.set_ranked(ws.view(request, now_ms=NOW_MS, with_context=True, limit=4).docs, NOW_MS)
+    tiers = [r for r in model.rows.documents if r.tier]
+    assert tiers and model.shown < 12
+    other = next(model.rows[i] for i in range(len(model.rows)) if model.rows[i].tier == "other")
+    assert other.count == 12 - len(tiers) and other.count_text == str(12 - len(tiers))  # not the 4 listed
+    assert model.count_text() == f"{model.shown} / 12 docs"
+
+    model.set_ranked(ws.view(request, now_ms=NOW_MS, with_context=True, limit=2, needle="note").docs, NOW_MS)
+    model.set_filter("note")
+    other = next(model.rows[i] for i in range(len(model.rows)) if model.rows[i].tier == "other")
+    assert other.count == 2 and other.count_text == "2+"  # at least two match: the rest were not ranked
+    assert model.count_text() == f"{model.shown}+ / 12 docs"
+
+    model.set_ranked(ws.view(request, now_ms=NOW_MS, with_context=True, limit=4, needle="zebra").docs, NOW_MS)
+    model.set_filter("zebra")  # every match listed: an exact count
+    assert model.count_text() == f"{model.shown} / 12 docs" and "+" not in model.count_text()

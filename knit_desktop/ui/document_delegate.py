@@ -154,7 +154,7 @@ class DocumentDelegate(QStyledItemDelegate):
         painter.setPen(colours.header if row.tier in TIERS else colours.hint)
         name = tier_title(row.tier)
         painter.drawText(rect, Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, name)
-        rest = " · ".join(part for part in (str(row.count) if row.count else "", tier_hint(row.tier)) if part)
+        rest = " · ".join(part for part in (row.count_text, tier_hint(row.tier)) if part)
         if rest:
             x = rect.left() + QFontMetrics(bold).horizontalAdvance(name) + PAD
             painter.setFont(small)

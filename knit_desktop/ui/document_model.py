@@ -28,6 +28,12 @@ class Row:
     tier: str = ""
     item: ViewRow | None = None
     count: int = 0  # headers: how many documents follow
+    more: bool = False  # headers: at least `count` (a large workspace's list was cut, and a filter chose its rows)
+
+    @property
+    def count_text(self) -> str:
+        """A header's count as shown ('' for none): "2000+" when there are more than were listed."""
+        return f"{self.count}+" if self.more else str(self.count) if self.count else ""
 
     @property
     def is_header(self) -> bool:
@@ -50,7 +56,11 @@ class ListedRows(Sequence[Row]):
     the GUI thread for each new one: building and keeping a `Row` for each cost 10-20 ms there at 20,000 documents
     and gave the garbage collector that many more objects to walk."""
 
-    def __init__(self, items: Sequence[ViewRow], tiered: bool, headers: bool = True) -> None:
+    def __init__(self, items: Sequence[ViewRow], tiered: bool, headers: bool = True, total: int | None = None,
+                 more: bool = False) -> None:
+        """`total`: how many documents the ranking holds when its rows were cut at a limit (the "Other
+        documents" count is of those, not of the rows listed); `more`: the rows were cut and chosen by a filter,
+        so how many match is not known (the count reads "N+")."""
         lead = 0  # the tiers' documents come first (core.view.merge_tiers); the rest are "Other documents"
         if tiered:
             while lead < len(items) and items[lead].tier:
@@ -62,7 +72,8 @@ class ListedRows(Sequence[Row]):
         position = 0
         for tier, group in zip((*TIERS, ""), [*groups, items[lead:]]):
             if group and tiered and headers and (tier or position):  # "Other documents" gets a header only below some tier
-                self._headers[position] = Row(tier or "other", count=len(group))
+                count = len(group) if tier or total is None else max(len(group), total - lead)
+                self._headers[position] = Row(tier or "other", count=count, more=more and not tier)
                 position += 1
             position += len(group)
         self._header_positions = sorted(self._headers)
@@ -118,7 +129,11 @@ def build_rows(ranked: RankedRows | None, needle: str = "") -> tuple[ListedRows,
         return ListedRows((), False), 0
     needle = needle.strip().lower()
     items = [r for r in ranked.rows if matches_filter(r, needle)] if needle else ranked.rows
-    return ListedRows(items, ranked.tiered), len(ranked.rows) if ranked.complete and not ranked.needle else ranked.total
+    filtered = bool(needle or ranked.needle)
+    cut = not ranked.complete
+    listed = ListedRows(items, ranked.tiered, total=ranked.total if cut and not filtered else None,
+                        more=cut and filtered)
+    return listed, len(ranked.rows) if ranked.complete and not ranked.needle else ranked.total
 
 
 class DocumentListModel(QAbstractListModel):
@@ -171,7 +186,9 @@ class DocumentListModel(QAbstractListModel):
     def count_text(self) -> str:
         total = self.total  # a plain name in `self.tr(text, "", n)`: the plural form every lupdate recognises
         if self.needle.strip() or self.shown < total:  # filtered, or a large workspace's list cut at its first rows
-            return self.tr("%1 / %n docs", "", total).replace("%1", str(self.shown))
+            # A filter's matches cut at the limit: "2000+" of them, not "2000 match".
+            shown = f"{self.shown}+" if self.needle.strip() and not self.complete else str(self.shown)
+            return self.tr("%1 / %n docs", "", total).replace("%1", shown)
         return self.tr("%n docs", "", total)
 
     # --- QAbstractListModel --------------------------------------------------------------------------
