@@ -117,12 +117,13 @@ def test_the_all_view_asks_for_its_documents_cut_and_its_filter_finds_one_past_t
     docs = window.result.docs
     assert not docs.complete and docs.total == 12 and "zebra.md" not in {r.rel for r in docs.rows}
     assert all_view.view_all.isVisibleTo(window) and all_view.count_text() == "12 items"
+    assert all_view.docs_title.text() == f"Docs {all_view.doc_model.rowCount()} / 12"  # all, not the rows listed
 
     qtbot.mouseClick(window.filter_box, Qt.MouseButton.LeftButton)
     qtbot.keyClicks(window.filter_box, "zebra")
     qtbot.waitUntil(lambda: window.result.kind == "all" and window.result.docs.needle == "zebra", timeout=10_000)
     qtbot.waitUntil(lambda: [r.rel for r in all_view.doc_model.rows.documents] == ["zebra.md"], timeout=10_000)
-    assert all_view.count_text() == "1 / 12 items"
+    assert all_view.count_text() == "1 / 12 items" and all_view.docs_title.text() == "Docs 1 / 1"
 
 
 def test_a_cut_list_counts_every_other_document_and_a_cut_filter_says_there_are_more(qtbot, notes):

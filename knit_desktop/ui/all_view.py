@@ -82,9 +82,8 @@ class AllView(QScrollArea):
         height = sum(self.docs.sizeHintForRow(i) for i in range(rows)) + 2 * self.docs.frameWidth()
         self.docs.setFixedHeight(height if rows else 0)
         self.docs.setVisible(rows > 0)
-        matching = getattr(self.doc_model, "matching", rows)
         self.docs_title.setVisible(rows > 0)
-        self.view_all.setVisible(matching > rows or not self.doc_model.complete)
+        self.view_all.setVisible(self.doc_model.matching > rows or not self.doc_model.complete)
         self.media_title.setVisible(self.media_model.rowCount() > 0)
         self.grid.setVisible(self.media_model.rowCount() > 0)
         self.empty.setVisible(rows == 0 and self.media_model.rowCount() == 0)
@@ -97,8 +96,9 @@ class AllView(QScrollArea):
     def count_text(self) -> str:
         total = self.doc_model.total + self.media_model.total
         if self.doc_model.needle.strip():
-            hits = getattr(self.doc_model, "matching", 0) + self.media_model.rowCount()
-            return self.tr("%1 / %n items", "", total).replace("%1", str(hits))
+            hits = self.doc_model.matching + self.media_model.rowCount()
+            more = "+" if not self.doc_model.complete else ""  # a filter's documents cut at the list's limit
+            return self.tr("%1 / %n items", "", total).replace("%1", f"{hits}{more}")
         return self.tr("%n items", "", total)
 
     # --- selection -----------------------------------------------------------------------------------
@@ -159,8 +159,8 @@ class AllView(QScrollArea):
 
     def retranslate(self) -> None:
         shown = self.doc_model.rowCount()
-        matching = getattr(self.doc_model, "matching", shown)
-        self.docs_title.setText(self.tr("Docs %1 / %2").replace("%1", str(shown)).replace("%2", str(matching)))
+        matching = self.doc_model.matching_text()
+        self.docs_title.setText(self.tr("Docs %1 / %2").replace("%1", str(shown)).replace("%2", matching))
         self.view_all.setText(self.tr("View all →"))
         self.media_title.setText(self.tr("Images & video %1").replace("%1", str(self.media_model.rowCount())))
         self.empty.setText(self.tr("Nothing in this workspace yet."))

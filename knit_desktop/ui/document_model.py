@@ -144,6 +144,7 @@ class DocumentListModel(QAbstractListModel):
         self.now_ms = 0
         self.rows = ListedRows((), False)
         self.total = 0
+        self.matching = 0  # the documents the filter keeps, before `cap` (of those listed, when the list was cut)
         self.cap: int | None = None  # the All view shows only the first few documents
 
     # --- inputs --------------------------------------------------------------------------------------
@@ -160,8 +161,8 @@ class DocumentListModel(QAbstractListModel):
     def _rebuild(self) -> None:
         self.beginResetModel()
         self.rows, self.total = build_rows(self.ranked, self.needle)
+        self.matching = len(self.rows.documents)
         if self.cap is not None:
-            self.matching = len(self.rows.documents)
             tiered = self.ranked is not None and self.ranked.tiered  # rows keep their tier, without headers
             self.rows = ListedRows(self.rows.documents[: self.cap], tiered, headers=False)
         self.endResetModel()
@@ -176,6 +177,17 @@ class DocumentListModel(QAbstractListModel):
     def complete(self) -> bool:
         """False when the ranking's rows were cut at a limit: there are documents past the last row."""
         return self.ranked is None or self.ranked.complete
+
+    @property
+    def filtered(self) -> bool:
+        return bool(self.needle.strip() or (self.ranked is not None and self.ranked.needle))
+
+    def matching_text(self) -> str:
+        """How many documents the filter keeps, as shown: every document of a cut list when there is no filter,
+        "2000+" when a filter's matches were cut."""
+        if self.complete:
+            return str(self.matching)
+        return f"{self.matching}+" if self.filtered else str(self.total)
 
     def row_of(self, key: str) -> int:
         return self.rows.row_of(key)
