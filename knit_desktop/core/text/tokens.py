@@ -272,10 +272,11 @@ def _scan_runs_by_key(text: str) -> dict[str, list[str]]:
     return out
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=256)
 def _passage_runs_by_key(text: str) -> dict[str, list[str]]:
     # A passage is searched for each keyword of a query in turn; a string caches its hash, so a repeated
-    # lookup of the same text is a dictionary probe.
+    # lookup of the same text is a dictionary probe. 256 passages (about 2 MB of runs) cover a context pack's;
+    # 1,024 held 8 MB in a server for little more.
     return _scan_runs_by_key(text)
 
 
