@@ -54,6 +54,9 @@ def cmd_selftest(args: argparse.Namespace) -> int:
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
+    from ..mcp_sdk import skip_package_inits
+
+    skip_package_inits()  # this process only serves: the SDK's client and high-level server are never loaded
     from .. import mcp_server  # the SDK is only imported by the command that needs it
 
     workspace = os.path.realpath(args.workspace) if args.workspace else None
