@@ -76,6 +76,21 @@ def test_status_intent_favours_open_work_and_discounts_finished_work():
         OPEN_FACTOR / CLOSED_FACTOR)
 
 
+def test_a_yes_no_question_about_a_state_is_a_status_question():
+    # "X 合进 main 了吗" / "has X landed" ask where X stands: the dated entry that says so answers, not the plan
+    # that names X in fewer words. A yes/no question that names no state ("is X in main?") is not a status question.
+    from knit_desktop.core.memory.search import status_intent
+    log = lib("# 工作日志\n\n## 计划\n- 导出器分支合进 main\n- 补齐导出器的文档\n\n## 2026-03-02\n"
+              "- ✅ 导出器分支合进 main，CI 全绿，发布说明也写好了，下周再看性能\n", name="log.md")
+    assert status_intent("导出器分支合进 main 了吗") and search([log], "导出器分支合进 main 了吗")[0].start == 8
+    english = lib("# Work log\n\n## Plan\n- exporter branch into main\n- write the exporter docs\n\n## 2026-03-02\n"
+                  "- exporter branch into main: merged, CI green, release notes written, performance next week\n",
+                  name="log.md")
+    assert status_intent("has the exporter branch landed in main?")
+    assert search([english], "has the exporter branch landed in main?")[0].start == 8
+    assert not status_intent("is the exporter branch in main?") and not status_intent("导出器要补文档吗")
+
+
 def test_english_stems_prefixes_and_stop_words():
     # The ranking engine's stemming (core.keywords.stem): one inflection off, the stem always a prefix of the word,
     # and prefix matching does the rest ("librar" meets "library", "deploy" meets "deployments").

@@ -38,8 +38,8 @@ block, or a `###` block with its body — see `library.py`), with its chapter an
 - **Tiers**: hand-tagged libraries use the strict tier (their entries count only once a topic dimension — a tag,
   the parent category or the heading — matched, which keeps incidental words out); untagged libraries use the
   loose tier (the body may match alone) and take their library "tags" from the file name and H1.
-- **Status intent** ("做到哪一步了", "how far did X get", "done yet", "还在进行吗"): applies to the entry's own
-  words — entries carrying a status (done / open markers, checkboxes, dates, 现状 / 状态 / currently) are
+- **Status intent** ("做到哪一步了", "how far did X get", "done yet", "还在进行吗", and a yes/no question about a
+  state: "X 修好了吗", "is X merged", "has X been built"): applies to the entry's own words — entries carrying a status (done / open markers, checkboxes, dates, 现状 / 状态 / currently) are
   preferred, the latest of them in an append-only log first; when the question names a state (blocked, pending, 进行中…), entries in that state
   gain and those in the opposite state lose (the seed's × 1.15 / × 0.85).
 
@@ -98,6 +98,14 @@ CLOSED_WORDS = ("已完成", "已结束", "完结", "已结项", "已关闭", "�
                 "archived", "fixed", "resolved", "shipped", "released", "works", "✅", "[x]", "☑")
 # Words that say an entry describes where something stands now, open or closed.
 STATE_WORDS = ("当前", "目前", "现在", "现状", "截至", "状态", "进度", "做到", "status", "currently", "as of", "so far")
+# What a yes/no question asks about when it asks about a state ("is X finished", "X 修好了吗", "has X been merged",
+# "测过了吗"): such a question is a status question, answered by the entries that say where X stands.
+STATE_PREDICATES = ("完成", "做完", "做了", "做好", "修好", "修复", "修了", "解决", "处理", "合进", "合入", "合并", "通过",
+                    "测过", "测试过", "跑过", "验证", "上线", "发布", "关闭", "关掉", "关了", "实现", "建好", "建了",
+                    "好了", "定了", "开始", "开工", "结束", "触发", "启用", "done", "finished", "fixed", "merged",
+                    "resolved", "closed", "complete", "completed", "implemented", "built", "tested", "passed",
+                    "released", "shipped", "deployed", "ready", "working", "started", "running", "broken",
+                    "blocked", "solved", "landed", "triggered", "enabled")
 # What a status question says about itself rather than about its topic: kept out of the topic terms.
 QUESTION_PHRASES = ("做到哪一步了", "做到哪一步", "做到哪了", "做到哪", "到哪一步了", "到哪一步", "到哪了", "哪一步",
                     "怎么样了", "进行中还是已完成", "还是已完成", "完成了吗", "实现了吗", "关闭了吗", "做完了吗",
@@ -323,8 +331,15 @@ def _entry_terms(entry: Entry) -> Counter:
 
 
 def status_intent(query: str) -> bool:
+    """Whether a question asks where something stands: it says so ("做到哪一步了", "how far did X get"), or it asks
+    yes or no about a state ("is X finished", "X 修好了吗", "has X been merged")."""
     q = query.lower()
-    return any(word in q for word in PROGRESS_WORDS)
+    if any(word in q for word in PROGRESS_WORDS):
+        return True
+    if not YES_NO.search(query):
+        return False
+    words = set(re.findall(r"[a-z]+", q))
+    return any((w in words) if w.isascii() else (w in q) for w in STATE_PREDICATES)
 
 
 def _states(text: str) -> tuple[bool, bool]:
