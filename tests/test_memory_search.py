@@ -91,6 +91,17 @@ def test_a_yes_no_question_about_a_state_is_a_status_question():
     assert not status_intent("is the exporter branch in main?") and not status_intent("导出器要补文档吗")
 
 
+def test_a_status_word_meets_the_others_of_its_kind():
+    # "修好了吗" is answered by "已修复", "fixed" by "resolved": the entry that says the thing is fixed, not the later
+    # one that says something else about it was done.
+    log = lib("# 工作日志\n\n## 2026-02-01\n- 登录超时：已修复 ✅\n\n## 2026-03-01\n- 登录超时的提示文案改了 ✅\n",
+              name="log.md")
+    assert search([log], "登录超时修好了吗")[0].start == 4
+    english = lib("# Work log\n\n## 2026-02-01\n- login timeout: resolved\n\n## 2026-03-01\n"
+                  "- login timeout message reworded, done\n", name="log.md")
+    assert search([english], "is the login timeout fixed?")[0].start == 4
+
+
 def test_english_stems_prefixes_and_stop_words():
     # The ranking engine's stemming (core.keywords.stem): one inflection off, the stem always a prefix of the word,
     # and prefix matching does the rest ("librar" meets "library", "deploy" meets "deployments").

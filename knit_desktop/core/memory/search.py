@@ -11,6 +11,9 @@ block, or a `###` block with its body — see `library.py`), with its chapter an
   the number after it (`Week 10`, `Task #19`) is a term of its own. A question's own form is not its topic:
   Chinese question words (什么, 哪些, 如何…) and "which version" are taken out before the bigrams are made, so they
   never pair with the words around them.
+- **Words of where things stand**: a question's status word meets the others of its group, in either language,
+  at half weight (STATUS_GROUPS: done / 完成, fixed / 修复 / 修好, merged / 合入 / 合进, tested / 测过, blocked /
+  阻塞, remaining / 还差 / 剩余…), when the entry does not hold the word itself.
 - **Function words**: "are", "on", "before"… are not topic terms, but one the question shares with an entry that
   holds some of its topic adds a small share (FUNCTION_WEIGHT) of its BM25 — "what is X waiting on" prefers "X
   depends on Y" to "X (not started)". Articles and the words that make a sentence a question never count.
@@ -106,6 +109,18 @@ STATE_PREDICATES = ("完成", "做完", "做了", "做好", "修好", "修复", 
                     "resolved", "closed", "complete", "completed", "implemented", "built", "tested", "passed",
                     "released", "shipped", "deployed", "ready", "working", "started", "running", "broken",
                     "blocked", "solved", "landed", "triggered", "enabled")
+# The words of where things stand, grouped by what they say, in both languages: a question's word meets the others
+# of its group at SYNONYM_FACTOR ("修好了吗" finds "已修复", "is it merged" finds "合入", "还差什么" finds "剩余").
+SYNONYM_FACTOR = 0.5
+STATUS_GROUPS = ("done finished completed complete 完成 做完 搞定 结束",
+                 "fixed fix resolved solved 修复 修好 解决",
+                 "merged merge landed 合并 合入 合进",
+                 "tested test verified 测试 测过 验证",
+                 "blocked blocker stuck 阻塞 卡住 卡在",
+                 "remaining left missing todo 剩余 剩下 还差 待办",
+                 "started start begin 开始 开工 启动",
+                 "released release shipped deployed publish 发布 上线 部署",
+                 "ran run running 跑过 运行 执行")
 # What a status question says about itself rather than about its topic: kept out of the topic terms.
 QUESTION_PHRASES = ("做到哪一步了", "做到哪一步", "做到哪了", "做到哪", "到哪一步了", "到哪一步", "到哪了", "哪一步",
                     "怎么样了", "进行中还是已完成", "还是已完成", "完成了吗", "实现了吗", "关闭了吗", "做完了吗",
@@ -222,6 +237,17 @@ def terms(text: str) -> list[str]:
 def units(text: str) -> set[str]:
     """The distinct terms of a text."""
     return set(terms(text))
+
+
+@functools.lru_cache(maxsize=1)
+def _status_synonyms() -> dict[str, set[str]]:
+    """Each term of STATUS_GROUPS and the other terms of its group."""
+    out: dict[str, set[str]] = {}
+    for group in STATUS_GROUPS:
+        words = set().union(*(units(w) for w in group.split()))
+        for word in words:
+            out.setdefault(word, set()).update(words - {word})
+    return out
 
 
 def _matches(unit: str, pool: set[str]) -> bool:
@@ -446,15 +472,18 @@ def _bm25(candidates: list[_Candidate], q: set[str], order: tuple[str, ...] = ()
     weights: dict[str, float] = {}  # the query's terms as the entries hold them, with their IDF
     matched_by: dict[str, set[str]] = {}
     total = 0.0
+    synonyms: dict[str, set[str]] = {}  # a query word's synonyms the entries hold, counted at SYNONYM_FACTOR
     for term in q:
         matched = {t for t in vocabulary if t == term or (
             not CJK.match(term) and term.isalpha() and len(term) >= PREFIX_MIN and len(t) >= PREFIX_MIN
             and t.isalpha() and (t.startswith(term) or term.startswith(t)))}
-        if not matched:
+        alike = (_status_synonyms().get(term, set()) & vocabulary) - matched if SYNONYM_FACTOR else set()
+        if not matched and not alike:
             continue  # a word no entry holds neither helps nor hurts
-        df = sum(1 for bag in bags if any(t in bag for t in matched))
+        df = sum(1 for bag in bags if any(t in bag for t in matched | alike))
         weights[term] = math.log(1 + (n - df + 0.5) / (df + 0.5))
         matched_by[term] = matched
+        synonyms[term] = alike
         total += weights[term]
 
     pairs = [(a, b) for a, b in zip(order, order[1:]) if a in weights and b in weights and a != b]
@@ -480,8 +509,11 @@ def _bm25(candidates: list[_Candidate], q: set[str], order: tuple[str, ...] = ()
         length = max(length, SHORT_ENTRY_FLOOR * avgdl)
         for term, idf in weights.items():
             tf = sum(bag[t] for t in matched_by[term] if t in bag)
+            share = NAMED_TERM_FACTOR if term in named else 1.0
+            if not tf and synonyms[term]:
+                tf = sum(bag[t] for t in synonyms[term] if t in bag)
+                share *= SYNONYM_FACTOR
             if tf:
-                share = NAMED_TERM_FACTOR if term in named else 1.0
                 value += share * idf * tf * (BM25_K1 + 1) / (tf + BM25_K1 * (1 - BM25_B + BM25_B * length / avgdl))
                 held += share * idf
         if value and pairs:
