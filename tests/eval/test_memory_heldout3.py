@@ -10,11 +10,11 @@ read, never which questions miss.
     top-1 / top-3   engine (first run)   engine now   BM25 over entries
     exact             1.00 1.00            1.00 1.00    0.73 0.91
     paraphrase        0.60 0.80            0.60 0.90    0.70 0.80
-    status            0.45 0.64            0.55 0.73    0.27 0.55
+    status            0.45 0.64            0.64 0.73    0.27 0.55
     long_log          1.00 1.00            1.00 1.00    1.00 1.00
     heading_trap      0.88 0.88            0.88 0.88    0.62 0.62
     boundary          1.00 1.00            1.00 1.00    0.55 0.82
-    all               0.82 0.88            0.83 0.92    0.63 0.78
+    all               0.82 0.88            0.85 0.92    0.63 0.78
 
 The engine is one question behind the baseline on paraphrase at top-1 here: a known gap (`BEHIND`), which this
 test lets stand at that size and no larger. Status questions are the weakest category on files nobody tuned on.
@@ -39,7 +39,7 @@ from .memory_eval import (
 
 CORPUS, CASES = HELDOUT3
 CATEGORIES = {"exact", "paraphrase", "status", "long_log", "heading_trap", "boundary"}
-MIN_TOP1 = 0.80
+MIN_TOP1 = 0.83
 MIN_TOP3 = 0.89
 BEHIND = {("paraphrase", "top1"): 1}  # questions the engine may be behind the baseline by, where it is now
 

@@ -1,0 +1,78 @@
+"""The fourth held-out memory set: written blind, never tuned on, the most status-heavy of the sets.
+
+Fifteen memory files from public repositories none of the other sets use, each under a licence that allows
+redistribution (MIT, Apache-2.0 or CC-BY-4.0; sources and licences in `memory_heldout4/SOURCES.md`): a 267-line
+Chinese progress tracker, Chinese development and release logs, a requirement tracker and a template progress file,
+a bilingual session log, English progress trackers and a backlog, a Cline active context, two AGENTS.md (one file
+with CRLF line ends). The 82 questions (`memory_heldout4_cases.json`, 50 Chinese, 27 about status — yes/no questions
+among them) were written from the files alone and committed before the engine was run on them; since then only the
+totals below have been read, never which questions miss.
+
+    top-1 / top-3   engine (first run)   engine now   BM25 over entries
+    exact             1.00 1.00            1.00 1.00    1.00 1.00
+    paraphrase        0.19 0.38            0.19 0.38    0.12 0.44
+    status            0.67 0.89            0.67 0.96    0.56 0.78
+    long_log          0.75 0.75            0.75 0.75    0.62 0.62
+    heading_trap      0.89 0.89            0.89 0.89    0.89 0.89
+    boundary          1.00 1.00            1.00 1.00    1.00 1.00
+    all               0.70 0.80            0.70 0.83    0.63 0.77
+
+"First run" is the engine before yes/no questions about a state counted as status questions and before status
+words met their kin in the other language. The engine is one question behind the baseline on paraphrase at top-3
+here: a known gap (`BEHIND`), which this test lets stand at that size and no larger. Paraphrases that share few
+words with the answer are the weakest category by far.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from .memory_eval import (
+    HELDOUT4,
+    baseline,
+    check_answers_stand_in_their_files,
+    engine,
+    load_cases,
+    load_libraries,
+    memory_files,
+    report,
+    score,
+    totals,
+)
+
+CORPUS, CASES = HELDOUT4
+CATEGORIES = {"exact", "paraphrase", "status", "long_log", "heading_trap", "boundary"}
+MIN_TOP1 = 0.68
+MIN_TOP3 = 0.81
+BEHIND = {("paraphrase", "top3"): 1}  # questions the engine may be behind the baseline by, where it is now
+
+
+@pytest.fixture(scope="module")
+def cases():
+    return load_cases(CORPUS, CASES)
+
+
+@pytest.fixture(scope="module")
+def libraries(tmp_path_factory):
+    return load_libraries(CORPUS, tmp_path_factory.mktemp("heldout4"))
+
+
+def test_the_fourth_held_out_set_is_well_formed(cases):
+    assert len(cases) >= 60 and len(memory_files(CORPUS)) >= 15
+    assert {c["category"] for c in cases} == CATEGORIES
+    assert sum(c["lang"] == "zh" for c in cases) * 2 >= len(cases)  # half Chinese
+    assert sum(c["category"] == "status" for c in cases) >= 20  # many status questions, in varied phrasing
+    check_answers_stand_in_their_files(CORPUS, CASES, cases)
+
+
+def test_memory_search_on_the_fourth_held_out_set(libraries, cases, capsys):
+    mine, base = score(libraries, cases, engine), score(libraries, cases, baseline)
+    with capsys.disabled():
+        print(report(f"memory search, fourth held-out set ({len(cases)} questions, {len(libraries)} memory files)",
+                     mine, base))
+    for category, (_, top1, top3) in mine.items():
+        _, base1, base3 = base[category]
+        assert top1 + BEHIND.get((category, "top1"), 0) >= base1, (category, mine[category], base[category])
+        assert top3 + BEHIND.get((category, "top3"), 0) >= base3, (category, mine[category], base[category])
+    n, top1, top3 = totals(mine)
+    assert top1 / n >= MIN_TOP1 and top3 / n >= MIN_TOP3, (top1 / n, top3 / n)
