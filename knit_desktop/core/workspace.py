@@ -91,6 +91,17 @@ class RefreshReport:
     def changes(self) -> int:
         return self.added + self.changed + self.touched + self.removed
 
+    def followed_by(self, later: RefreshReport) -> RefreshReport:
+        """This pass and a `later` one as one (a build in another process, then the open that loaded it): what
+        either changed, and what the later one found and left."""
+        changed = self.added + self.changed + self.touched
+        return RefreshReport(
+            added=self.added + later.added, changed=self.changed + later.changed,
+            touched=self.touched + later.touched, removed=self.removed + later.removed,
+            unchanged=max(0, later.unchanged - changed), loaded_from=self.loaded_from,
+            caught_up=self.caught_up + later.caught_up, pending=later.pending, total=later.total,
+            paths=self.paths + later.paths)
+
 
 def resolve_root(root: str) -> str:
     real = os.path.realpath(os.path.expanduser(root))

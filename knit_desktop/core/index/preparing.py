@@ -205,7 +205,7 @@ def _ready() -> bool:
 PARENT_CHECK_S = 0.5
 
 
-def _end_with_parent(parent: int) -> None:
+def end_with_parent(parent: int) -> None:
     """A worker's initializer: the worker ends once the process that started it is gone. A spawned worker holds both
     ends of its task pipe and never sees it close, so a parent that ends before sending the stop signals (`os._exit`
     in a one-shot command, a crash, SIGKILL) would otherwise leave its workers blocked for good."""
@@ -239,7 +239,7 @@ class _Workers:
             from concurrent.futures import ProcessPoolExecutor
 
             self.executor = ProcessPoolExecutor(self.count, mp_context=multiprocessing.get_context("spawn"),
-                                                initializer=_end_with_parent, initargs=(os.getpid(),))
+                                                initializer=end_with_parent, initargs=(os.getpid(),))
             # Wait for one worker to answer: a pool that cannot start at all (a broken install) is not a crash
             # of any file, and must not mark files failed (the caller prepares them in process instead).
             self.executor.submit(_ready).result()

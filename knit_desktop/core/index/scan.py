@@ -92,6 +92,35 @@ class WorkspaceScan:
         return map(self.candidate, range(len(self)))
 
 
+def holds_at_least(root: str, count: int) -> bool:
+    """Whether the walk of `scan_workspace` would meet at least `count` files of a kind Knit reads, found by
+    listing directories only until it has (no stat per file): a guess at the size of a workspace not indexed
+    yet, cheap for a small one and bounded for a large one."""
+    if count <= 0:
+        return True
+    extension_kinds = EXTENSION_KINDS
+    seen = 0
+    queue: deque[tuple[str, int]] = deque([(root, 0)])
+    while queue:
+        directory, depth = queue.popleft()
+        try:
+            with os.scandir(directory) as it:
+                for entry in it:
+                    name = entry.name
+                    if entry.is_dir(follow_symlinks=False):
+                        if not is_skipped_dir(name) and depth < MAX_DEPTH:
+                            queue.append((entry.path, depth + 1))
+                        continue
+                    dot = name.rfind(".")
+                    if dot >= 0 and name[dot + 1 :].lower() in extension_kinds:
+                        seen += 1
+                        if seen >= count:
+                            return True
+        except OSError:
+            continue
+    return False
+
+
 def walk_workspace(root: str, statuses: list[FileStatus] | None = None) -> Iterator[Candidate]:
     """The candidates of `scan_workspace`, one by one."""
     return iter(scan_workspace(root, statuses))
