@@ -116,6 +116,7 @@ def test_cancelling_a_first_build_stops_the_builder_and_its_workers_and_leaves_a
             builders = _builders()
             if builders:
                 seen["builder"] = builders[0].pid
+                seen["niceness"] = os.getpriority(os.PRIO_PROCESS, builders[0].pid)
                 seen["done"] = done
                 service.cancel()
 
@@ -125,6 +126,7 @@ def test_cancelling_a_first_build_stops_the_builder_and_its_workers_and_leaves_a
     assert failed.args[0] == FAILED_CANCELLED
     assert service.stop()
     assert "builder" in seen  # the build was under way in a builder process when it was cancelled
+    assert seen["niceness"] == min(19, os.getpriority(os.PRIO_PROCESS, 0) + building.BUILDER_NICENESS)
     assert _builders() == []
     # The builder led a process group holding the workers it started: all of it is gone, nothing orphaned.
     qtbot.waitUntil(lambda: _group_gone(seen["builder"]), timeout=5000)

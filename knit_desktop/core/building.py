@@ -39,8 +39,10 @@ if TYPE_CHECKING:
 # importing the engine); below this the build is over within seconds and its GIL-bound stretches are short (the
 # longest window stall of a whole 20,000-document build in process was 21 ms).
 BUILD_APART_MIN_FILES = 2000
+BUILDER_NICENESS = 10  # the builder's priority below the process that started it (see _build)
 POLL_S = 0.05  # how often the caller looks at its cancel flag while the builder is quiet (a walk says nothing)
 PROGRESS_EVERY_S = 0.05  # the builder reports progress at most this often (and its last file)
+DONE_GRACE_S = 2.0  # how long a builder that is done may take to end by itself (its workers have ended)
 STOP_WAIT_S = 5.0  # how long a stopped builder may take to end after SIGKILL (it cannot refuse)
 
 
@@ -78,8 +80,8 @@ def needs_cold_build(root: str) -> bool:
 def open_persistent_built_apart(root: str, progress: Progress | None = None,
                                 cancelled: Callable[[], bool] | None = None) -> Workspace:
     """`Workspace.open_persistent`, with a cold build (`needs_cold_build`) of a workspace of at least
-    BUILD_APART_MIN_FILES files done in a builder process first (in this one if none can be started); `progress` and `cancelled` as for `build_apart`. The open's report
-    covers the build and the open."""
+    BUILD_APART_MIN_FILES files done in a builder process first (in this one if none can be started); `progress`
+    and `cancelled` as for `build_apart`. The open's report covers the build and the open."""
     real = resolve_root(root)
     if not needs_cold_build(real) or not holds_at_least(real, BUILD_APART_MIN_FILES):
         return Workspace.open_persistent(real, progress)
@@ -95,10 +97,10 @@ def open_persistent_built_apart(root: str, progress: Progress | None = None,
 def build_apart(root: str, progress: Progress | None = None,
                 cancelled: Callable[[], bool] | None = None) -> RefreshReport:
     """Index the workspace at `root` into its persistent index in a builder process, wait for it and return its
-    report; `progress`
-    hears the builder's progress (an exception it raises stops the builder and comes out of here), `cancelled`
-    is asked every POLL_S (True: the builder is stopped and BuildCancelled raised). An error of the build is
-    raised here as the builder met it; BuilderUnavailable when no process can be started (build in process then)."""
+    report. `progress` hears the builder's progress (an exception it raises stops the builder and comes out of
+    here); `cancelled` is asked every POLL_S (True: the builder is stopped and BuildCancelled raised). An error of
+    the build is raised here as the builder met it; BuilderUnavailable when no process can be started (build in
+    process then)."""
     import multiprocessing
 
     context = multiprocessing.get_context("spawn")
@@ -112,10 +114,12 @@ def build_apart(root: str, progress: Progress | None = None,
         send.close()
         raise BuilderUnavailable(str(exc)) from exc
     send.close()  # (this end belongs to the builder now: its end closes the pipe when it ends)
+    report: RefreshReport | None = None
     try:
-        return _wait_for(child, receive, progress, cancelled)
+        report = _wait_for(child, receive, progress, cancelled)
+        return report
     finally:
-        _stop(child)
+        _stop(child, grace_s=DONE_GRACE_S if report is not None else 0.0)
         receive.close()
 
 
@@ -138,8 +142,8 @@ def _wait_for(child: BaseProcess, receive: Connection, progress: Progress | None
             if progress is not None:
                 progress(*message[1:])
         elif what == "done":
-            report: RefreshReport = message[1]
-            return report
+            built: RefreshReport = message[1]
+            return built
         elif what == "failed":
             raise message[1]
 
@@ -154,10 +158,11 @@ def _how_it_ended(child: BaseProcess) -> str:
     return f"exit status {code}"
 
 
-def _stop(child: BaseProcess) -> None:
-    """End the builder and the workers it started (its process group), and reap it."""
+def _stop(child: BaseProcess, grace_s: float) -> None:
+    """End the builder and the workers it started (its process group), and reap it; a builder that is done is
+    given `grace_s` to end on its own first."""
     if child.exitcode is None:
-        child.join(0)
+        child.join(grace_s)
     if child.exitcode is None and child.pid is not None:
         try:
             os.killpg(child.pid, signal.SIGKILL)
@@ -172,6 +177,11 @@ def _build(root: str, send: Connection, parent: int) -> None:
     """The builder process: open (and so index) the workspace's persistent index, saying how far it got."""
     with contextlib.suppress(OSError, AttributeError):  # (no process groups: stopping it stops it alone)
         os.setpgrp()
+    with contextlib.suppress(OSError, AttributeError):
+        # Background work, below the window: the builder and the workers it starts (they inherit it) keep both
+        # cores busy, and at the window's own priority they kept its GUI thread waiting for a core for tens of
+        # milliseconds at a time. A machine with nothing else to do builds as fast.
+        os.nice(BUILDER_NICENESS)
     end_with_parent(parent)
     told = 0.0
 
