@@ -89,7 +89,7 @@ def open_persistent_built_apart(root: str, progress: Progress | None = None,
         built = build_apart(real, progress, cancelled)
     except BuilderUnavailable:
         return Workspace.open_persistent(real, progress)
-    workspace = Workspace.open_persistent(real, progress)  # (the snapshot saved, and what changed meanwhile)
+    workspace = Workspace.open_persistent(real, progress, just_built=True)  # (loads the snapshot it saved)
     workspace.last_refresh = built.followed_by(workspace.last_refresh)
     return workspace
 
