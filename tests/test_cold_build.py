@@ -228,3 +228,28 @@ def test_a_pass_followed_by_another_reads_as_one():
     both = built.followed_by(opened)
     assert (both.added, both.changed, both.removed, both.unchanged, both.total) == (5, 1, 1, 0, 6)
     assert both.loaded_from == "rows" and both.paths == ["a", "b", "c"]
+
+
+def test_a_builder_that_cannot_run_at_all_leaves_the_first_build_to_this_process(qtbot, make_workspace, monkeypatch):
+    # A broken install (the spawned interpreter cannot load the engine: a bundle without `freeze_support`, a
+    # damaged package) starts a process that ends at once, before it has said a word. That is not a build that
+    # failed midway: the window must still open the workspace, building it in process as the file-preparing
+    # workers fall back (core/index/preparing.py), not report every large workspace as impossible to open.
+    from multiprocessing import resource_tracker, spawn
+
+    root = make_workspace({f"n{i}.md": f"# Note {i}\n\nbody {i}" for i in range(20)})
+    resource_tracker.ensure_running()  # (started as usual: only the builder is broken)
+    monkeypatch.setattr(spawn, "get_command_line",
+                        lambda **_: [spawn.get_executable(), "-c", "raise SystemExit('cannot import the engine')"])
+    service = IndexerService(str(root))
+    opened: list = []
+    failed: list = []
+    service.opened.connect(opened.append)
+    service.failed.connect(lambda code, detail: failed.append((code, detail)))
+    service.start()
+    try:
+        qtbot.waitUntil(lambda: bool(opened or failed), timeout=60_000)
+        assert failed == [] and opened[0].added == 20
+    finally:
+        assert service.stop()
+    assert _builders() == []

@@ -51,7 +51,8 @@ class BuildCancelled(Exception):
 
 
 class BuilderUnavailable(Exception):
-    """No builder process could be started (no processes left, a broken install): build in process instead."""
+    """No builder process could be started (no processes left), or the one started ended before it could run the
+    build (a broken install: its interpreter cannot load the engine): build in process instead."""
 
 
 class BuilderFailed(RuntimeError):
@@ -125,6 +126,7 @@ def build_apart(root: str, progress: Progress | None = None,
 
 def _wait_for(child: BaseProcess, receive: Connection, progress: Progress | None,
               cancelled: Callable[[], bool] | None) -> RefreshReport:
+    started = False  # the builder said it runs (its imports done): an end before that is no builder at all
     while True:
         if cancelled is not None and cancelled():
             raise BuildCancelled
@@ -134,11 +136,15 @@ def _wait_for(child: BaseProcess, receive: Connection, progress: Progress | None
             message = receive.recv()
         except (EOFError, OSError):
             child.join(STOP_WAIT_S)
+            if not started:
+                raise BuilderUnavailable(f"the indexing process could not start ({_how_it_ended(child)})") from None
             raise BuilderFailed(f"the indexing process ended before it was done ({_how_it_ended(child)})") from None
         except Exception as exc:  # noqa: BLE001 - (an answer that does not unpickle here)
             raise BuilderFailed(f"the indexing process's answer could not be read ({exc})") from exc
         what = message[0]
-        if what == "progress":
+        if what == "started":
+            started = True
+        elif what == "progress":
             if progress is not None:
                 progress(*message[1:])
         elif what == "done":
@@ -175,6 +181,7 @@ def _stop(child: BaseProcess, grace_s: float) -> None:
 
 def _build(root: str, send: Connection, parent: int) -> None:
     """The builder process: open (and so index) the workspace's persistent index, saying how far it got."""
+    send.send(("started",))  # (it got here: the interpreter and the engine load)
     with contextlib.suppress(OSError, AttributeError):  # (no process groups: stopping it stops it alone)
         os.setpgrp()
     with contextlib.suppress(OSError, AttributeError):
