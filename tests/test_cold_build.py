@@ -253,3 +253,18 @@ def test_a_builder_that_cannot_run_at_all_leaves_the_first_build_to_this_process
     finally:
         assert service.stop()
     assert _builders() == []
+
+
+def test_cancelling_a_builder_where_there_are_no_process_groups_stops_it(tmp_path, monkeypatch):
+    # Windows has no os.killpg: the builder (which then leads no group of its own) is stopped alone, as the
+    # builder's own setpgrp expects, rather than the cancel ending in an AttributeError with the builder running.
+    root = _many_notes(tmp_path / "ws", 300)
+    monkeypatch.delattr(os, "killpg")
+    asked: list[int] = []
+
+    def progress(done: int, total: int, rel: str) -> None:
+        asked.append(done)
+
+    with pytest.raises(building.BuildCancelled):
+        building.build_apart(str(root), progress, cancelled=lambda: bool(asked))
+    assert asked and _builders() == []

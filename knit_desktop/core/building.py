@@ -172,7 +172,7 @@ def _stop(child: BaseProcess, grace_s: float) -> None:
     if child.exitcode is None and child.pid is not None:
         try:
             os.killpg(child.pid, signal.SIGKILL)
-        except OSError:  # (it has not made its group yet, or is gone: the process alone)
+        except (OSError, AttributeError):  # (no group yet, or gone; or no process groups at all: the process alone)
             child.kill()
         child.join(STOP_WAIT_S)
     with contextlib.suppress(ValueError, AttributeError):
