@@ -153,6 +153,9 @@ def serve(workspace: str | None, dsh_home_dir: str | None, memory_dir: str | Non
         # The server lives on: it watches the workspaces it answers for instead of walking them on every call.
         return AgentTools(workspace, dsh_home_dir, memory_dir, allow_large_workspace=allow_large_workspace, watch=True)
 
+    from .core.index.doc_table import bound_open_pieces
+
+    bound_open_pieces()  # a server reads a few dozen rows per call, for as long as it lives
     host = ToolHost(factory)
     server = build_server(host)
 

@@ -56,10 +56,20 @@ def compressed(data: bytes) -> bytes:
 # column; pieces of 512 rows took 48 us a row (20 us at 128), for about 1 MB more on disk at 100,000 files.
 TEXT_CHUNK = 128
 LEGACY_TEXT_CHUNK = 512  # what the pieces of a snapshot that does not say (saved before) hold
-# Inflated pieces a column keeps, in bytes; past that they are let go and inflated again when read. Kept without
-# a bound, a server's column pieces grew with every query (10 MB after 40 warm calls at 100,000 files, up to
-# the whole columns in time), while a query reads the pieces of a few dozen rows.
+# Inflated pieces a column of a serving process keeps, in bytes (`bound_open_pieces`); past that they are let go
+# and inflated again when read. Kept without a bound, the MCP server's column pieces grew with every query (10 MB
+# after 40 warm calls at 100,000 files, up to the whole columns in time), while a query reads the pieces of a few
+# dozen rows. The window keeps every piece it inflated: it lists 2,000 rows a ranking and its filter reads the
+# title and summary of every ranked document, scattered over all the pieces, so under a bound it inflated the
+# same pieces again and again (at 20,000 documents a filtered ranking took 390-650 ms instead of 160-230 ms).
 OPEN_PIECES_BYTES = 512 * 1024
+_open_pieces_limit: list[int | None] = [None]  # this process's bound; None: every piece read stays inflated
+
+
+def bound_open_pieces(limit: int | None = OPEN_PIECES_BYTES) -> None:
+    """Bound the inflated pieces each text column keeps in this process (None: no bound, the default). For a
+    long-lived process that reads a few rows per request: the MCP server."""
+    _open_pieces_limit[0] = limit
 
 
 class TextColumn:
@@ -75,8 +85,8 @@ class TextColumn:
         self._blob = blob  # the whole buffer, when it is held uncompressed
         self._chunks = chunks or []  # otherwise: zstd frames of `rows` rows each
         self.rows = rows  # per piece (the pieces it is saved in, too)
-        # Pieces decompressed lately, kept up to OPEN_PIECES_BYTES (then all let go at once: no order to keep, and
-        # two threads reading rows at once cannot trip over each other's bookkeeping).
+        # Pieces decompressed lately, kept up to this process's bound if it has one (then all let go at once: no
+        # order to keep, and two threads reading rows at once cannot trip over each other's bookkeeping).
         self._open: dict[int, bytes] = {}
         self._open_bytes = 0
         self.starts = starts
@@ -85,7 +95,8 @@ class TextColumn:
         piece = self._open.get(c)
         if piece is None:
             piece = decompressed(self._chunks[c])
-            if self._open_bytes + len(piece) > OPEN_PIECES_BYTES:
+            limit = _open_pieces_limit[0]
+            if limit is not None and self._open_bytes + len(piece) > limit:
                 self._open.clear()
                 self._open_bytes = 0
             self._open[c] = piece
