@@ -91,6 +91,18 @@ def test_a_yes_no_question_about_a_state_is_a_status_question():
     assert not status_intent("is the exporter branch in main?") and not status_intent("导出器要补文档吗")
 
 
+def test_a_question_about_what_exists_or_what_something_can_do_is_not_a_status_question():
+    # A state word in a question about existence or ability is not about where work stands: "built" of
+    # "built-in", "通过" (via) of "能通过 API 调用吗", "working" of "a working example".
+    from knit_desktop.core.memory.search import status_intent
+    for question in ("is there a working example?", "does it support running tests?", "do we have a built-in parser?",
+                     "is there a ready-made template?", "does the parser handle closed tags?", "能通过 API 调用吗？",
+                     "有没有处理完成回调的测试夹具", "is there a test fixture for done callbacks?"):
+        assert not status_intent(question), question
+    for question in ("can it be released yet?", "能上线了吗", "is the exporter done?", "导出器修好了吗"):
+        assert status_intent(question), question
+
+
 def test_a_status_word_meets_the_others_of_its_kind():
     # "修好了吗" is answered by "已修复", "fixed" by "resolved": the entry that says the thing is fixed, not the later
     # one that says something else about it was done.

@@ -145,6 +145,12 @@ CJK_STOP_BIGRAMS = frozenset({"什么", "怎么", "哪里", "哪个", "如何", 
                               "他们", "这个", "那个", "是不", "不是", "之前", "以后", "的时", "时候", "在哪"})
 CJK_QUESTION_WORDS = re.compile("为什么|什么样|什么|为何|哪些|哪个|哪里|哪儿|哪天|怎么样|怎么|怎样|如何|是否|是不是|多少|几个")
 VERSION_QUESTION = re.compile(r"哪个版本|什么版本|哪一版|\b(?:which|what) version\b", re.IGNORECASE)
+# A yes/no question about what exists or what something can do, not about where work stands: "is there a working
+# example?", "does it support running tests?", "do we have a built-in parser?", "能通过 API 调用吗", "有没有现成的模板".
+EXISTENCE = re.compile(r"^\s*(?:is|are|was|were) there\b|^\s*(?:do|does|did) (?:we|you|i|it|they|this|that|the \S+) "
+                       r"(?:have|has|support|handle|allow|need|use)\b|^\s*(?:can|could) |有没有|^[^是]*(?:能|可以|会)(?!否)"
+                       r"[^了]*吗\s*[？?]?\s*$", re.IGNORECASE)
+ALREADY = re.compile(r"\b(?:yet|already|by now)\b|了", re.IGNORECASE)  # "can it be released yet?" asks where it stands
 YES_NO = re.compile(r"(吗|没有|了没|没)\s*(?:[？?]\s*)?$|^\s*(is|are|was|were|has|have|did|does|do)\b|\byet\b", re.IGNORECASE)
 WORD = re.compile(r"[A-Za-z0-9_]+(?:[.:\-/][A-Za-z0-9_]+)*")
 PART = re.compile(r"[A-Za-z0-9]+")
@@ -362,9 +368,9 @@ def status_intent(query: str) -> bool:
     q = query.lower()
     if any(word in q for word in PROGRESS_WORDS):
         return True
-    if not YES_NO.search(query):
+    if not YES_NO.search(query) or (EXISTENCE.search(query) and not ALREADY.search(query)):
         return False
-    words = set(re.findall(r"[a-z]+", q))
+    words = set(re.findall(r"[a-z]+(?:-[a-z]+)*", q))  # ("built-in" is not "built")
     return any((w in words) if w.isascii() else (w in q) for w in STATE_PREDICATES)
 
 
