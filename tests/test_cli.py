@@ -278,3 +278,14 @@ def test_a_reader_that_goes_away_early_gets_no_error_line(make_workspace, now_ms
         errors = process.stderr.read()
         status = process.wait(timeout=60)
     assert errors == b"" and status == 141
+
+
+def test_a_broken_pipe_of_the_command_itself_is_reported_while_its_reader_is_there(tmp_path):
+    """Only a reader of the output that went away ends quietly: a pipe of the command's own that breaks is a
+    failure, said in one line."""
+    code = ("import sys\nfrom knit_desktop import cli\n"
+            "def rank(args):\n    raise BrokenPipeError(32, 'Broken pipe')\n"
+            "cli.COMMANDS['rank'] = rank\n"
+            f"sys.exit(cli.main(['rank', '--workspace', {str(tmp_path)!r}, '--query', 'x']))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and "Broken pipe" in out.stderr

@@ -98,7 +98,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except WorkspaceNotFound as exc:
         _error(f"workspace not found: {exc}")
         return EXIT_NO_WORKSPACE
-    except BrokenPipeError:
+    except BrokenPipeError as exc:
+        if not _stdout_reader_gone():  # another pipe of the command's own: a failure like any other
+            _error(_failure_line(exc) or str(exc))
+            return EXIT_USAGE
         # The reader of the output went away (`knit-desktop rank … | head`): it has what it wanted, so no error
         # line. Output still buffered goes nowhere (else the interpreter's last flush fails again), and the status
         # is the one a shell reports for a program ended by SIGPIPE, as `cat` or `grep` would end.
@@ -111,6 +114,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         _error(message)
         return EXIT_USAGE
+
+
+def _stdout_reader_gone() -> bool:
+    """Whether standard output is a pipe whose reader has closed it (poll says POLLERR on the writing end)."""
+    try:
+        import select
+
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(events & select.POLLERR for _, events in poller.poll(0))
+    except (AttributeError, OSError, ValueError):  # (no poll on this system, no stdout): take it as the reader's
+        return True
 
 
 def _walk_ahead(args: argparse.Namespace) -> BackgroundScan | None:
