@@ -98,6 +98,30 @@ def test_a_first_build_runs_in_a_builder_process_and_the_window_gets_the_same_in
         reopened.close()
 
 
+def test_a_library_folder_s_first_build_runs_in_a_builder_process_too(qtbot, tmp_path, make_workspace, monkeypatch):
+    root = make_workspace({"notes.md": "# Notes\n\nthe workspace's own note\n"})
+    Workspace.open_persistent(str(root)).close()  # (the workspace is built: only the folder is new)
+    folder = _many_notes(tmp_path / "library", 30)
+    assert needs_cold_build(str(folder))
+    service, _, _ = _open_service(qtbot, root)
+    updated: list[str] = []
+    original = Workspace._update
+    monkeypatch.setattr(Workspace, "_update", lambda self, cand, *a: updated.append(cand.rel) or original(self, cand, *a))
+    try:
+        with qtbot.waitSignal(service.libraryChanged, timeout=60_000) as changed:
+            service.set_library([str(folder)])
+        folders = changed.args[0]
+        assert [f.problem for f in folders] == [""] and updated == []  # built apart, none of it in this process
+        assert not needs_cold_build(str(folder)) and _builders() == []
+    finally:
+        assert service.stop()
+    built = Workspace.open_persistent(str(folder))
+    try:
+        assert built.last_refresh.loaded_from == "snapshot" and built.last_refresh.unchanged == 30
+    finally:
+        built.close()
+
+
 def test_an_index_already_built_is_opened_in_process_without_a_builder(qtbot, make_workspace, monkeypatch):
     root = make_workspace({f"n{i}.md": f"# Note {i}\n\nbody {i}" for i in range(20)})
     Workspace.open_persistent(str(root)).close()

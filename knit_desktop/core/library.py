@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -119,13 +119,18 @@ def remove_folder(folder: str, settings_file: Path | None = None) -> tuple[str, 
 
 
 def open_folder(label: str, folder: str, budget_s: float | None = None, allow_large: bool = False,
-                progress: Progress | None = None) -> Source:
+                progress: Progress | None = None,
+                opener: Callable[[str, Progress | None], Workspace] | None = None) -> Source:
     """One library folder on its persistent index, brought up to date (within `budget_s`, if given); a folder that
-    is missing or refused comes back with its problem instead."""
+    is missing or refused comes back with its problem instead. `opener` opens the index instead of
+    `Workspace.open_persistent` (the window's: a first build in a builder process, core/building.py)."""
     source = Source(label, folder)
     try:
         check_workspace(folder, allow_large)
-        source.workspace = Workspace.open_persistent(folder, progress, budget_s=budget_s)
+        if opener is not None:
+            source.workspace = opener(folder, progress)
+        else:
+            source.workspace = Workspace.open_persistent(folder, progress, budget_s=budget_s)
         source.root = source.workspace.root
     except WorkspaceNotFound:
         source.problem = "the folder does not exist (unplugged drive?)"

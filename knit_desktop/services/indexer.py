@@ -187,7 +187,7 @@ class IndexWorker(Worker):
             if source.workspace is not None:
                 source.workspace.save()
 
-    # --- library folders: indexed on this thread like the workspace (PyMuPDF stays here) ----------------
+    # --- library folders: opened on this thread like the workspace (a first build in a builder process) ---
 
     @Slot(list)
     @guarded
@@ -205,13 +205,17 @@ class IndexWorker(Worker):
             source = self.library.get(real)
             if source is None or source.workspace is None:
                 try:
-                    source = open_folder(label, real, progress=self._progress)
-                except IndexingCancelled:
+                    # A large folder's first build runs in a builder process, as the workspace's does.
+                    source = open_folder(label, real, progress=self._progress, opener=self._open_built_apart)
+                except (IndexingCancelled, BuildCancelled):
                     return
             source.label = label
             opened[real] = source
         self.library = opened
         self._library_changed()
+
+    def _open_built_apart(self, folder: str, progress) -> Workspace:
+        return open_persistent_built_apart(folder, progress, self.cancel.is_set)
 
     @Slot(str, list)
     @guarded
