@@ -148,8 +148,22 @@ VERSION_QUESTION = re.compile(r"哪个版本|什么版本|哪一版|\b(?:which|w
 # A yes/no question about what exists or what something can do, not about where work stands: "is there a working
 # example?", "does it support running tests?", "do we have a built-in parser?", "能通过 API 调用吗", "有没有现成的模板".
 EXISTENCE = re.compile(r"^\s*(?:is|are|was|were) there\b|^\s*(?:do|does|did) (?:we|you|i|it|they|this|that|the \S+) "
-                       r"(?:have|has|support|handle|allow|need|use)\b|^\s*(?:can|could) |有没有|^[^是]*(?:能|可以|会)(?!否)"
-                       r"[^了]*吗\s*[？?]?\s*$", re.IGNORECASE)
+                       r"(?:have|has|support|handle|allow|need|use)\b|^\s*(?:can|could) |有没有", re.IGNORECASE)
+ABILITY_WORDS = ("能", "可以", "会")  # "能…吗" asks what something can do ("能否" and "是…能" excepted)
+
+
+def _asks_existence(query: str) -> bool:
+    """Whether a yes/no question asks what exists or what something can do (EXISTENCE, or "…能…吗"). Written as
+    string steps, not one pattern: the pattern it replaced backtracked quadratically on a long question."""
+    if EXISTENCE.search(query):
+        return True
+    text = query.strip().rstrip("？?").rstrip()
+    if not text.endswith("吗") or "能否" in text:
+        return False
+    first = min((i for i in (text.find(w) for w in ABILITY_WORDS) if i >= 0), default=-1)
+    return first >= 0 and "是" not in text[:first]
+
+
 ALREADY = re.compile(r"\b(?:yet|already|by now)\b|了", re.IGNORECASE)  # "can it be released yet?" asks where it stands
 YES_NO = re.compile(r"(吗|没有|了没|没)\s*(?:[？?]\s*)?$|^\s*(is|are|was|were|has|have|did|does|do)\b|\byet\b", re.IGNORECASE)
 WORD = re.compile(r"[A-Za-z0-9_]+(?:[.:\-/][A-Za-z0-9_]+)*")
@@ -368,7 +382,7 @@ def status_intent(query: str) -> bool:
     q = query.lower()
     if any(word in q for word in PROGRESS_WORDS):
         return True
-    if not YES_NO.search(query) or (EXISTENCE.search(query) and not ALREADY.search(query)):
+    if not YES_NO.search(query) or (_asks_existence(query) and not ALREADY.search(query)):
         return False
     words = set(re.findall(r"[a-z]+(?:-[a-z]+)*", q))  # ("built-in" is not "built")
     return any((w in words) if w.isascii() else (w in q) for w in STATE_PREDICATES)
