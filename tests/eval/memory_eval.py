@@ -158,6 +158,19 @@ def report(title: str, mine: dict[str, list[int]], base: dict[str, list[int]]) -
     return "\n".join(rows)
 
 
+def check_held_out(mine: dict[str, list[int]], base: dict[str, list[int]], min_top1: float, min_top3: float,
+                   behind: dict[tuple[str, str], int] | None = None) -> None:
+    """What a held-out set's test asserts: the engine is not behind the baseline in any category (by more than
+    `behind` allows, in questions, where it is behind now), and its totals stay above the floors."""
+    behind = behind or {}
+    for category, (_, top1, top3) in mine.items():
+        _, base1, base3 = base[category]
+        assert top1 + behind.get((category, "top1"), 0) >= base1, (category, mine[category], base[category])
+        assert top3 + behind.get((category, "top3"), 0) >= base3, (category, mine[category], base[category])
+    n, top1, top3 = totals(mine)
+    assert top1 / n >= min_top1 and top3 / n >= min_top3, (top1 / n, top3 / n)
+
+
 def evaluate(name: str, corpus: Path, cases_path: Path, show_misses: bool = False) -> str:
     cases = load_cases(corpus, cases_path)
     with tempfile.TemporaryDirectory(prefix="memq-eval-") as tmp:
