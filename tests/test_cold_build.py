@@ -62,6 +62,18 @@ def _open_service(qtbot, root: Path) -> tuple[IndexerService, list, object]:
     return service, progress, opened.args[0]
 
 
+def _carries_on_to_the_same_index(qtbot, root: Path, files: int) -> None:
+    """The next open of what a stopped builder left carries on from it to the index a whole build makes."""
+    service, _, report = _open_service(qtbot, root)
+    assert service.stop()
+    assert report.added + report.unchanged == files
+    reopened = Workspace.open_persistent(str(root))
+    try:
+        assert _rankings(reopened) == _rankings(Workspace.open(str(root)))
+    finally:
+        reopened.close()
+
+
 def test_a_first_build_runs_in_a_builder_process_and_the_window_gets_the_same_index(qtbot, tmp_path, monkeypatch):
     root = _mixed_workspace(tmp_path / "ws")
     expected_rankings = _rankings(Workspace.open(str(root)))
@@ -161,14 +173,7 @@ def test_cancelling_a_first_build_stops_the_builder_and_its_workers_and_leaves_a
 
     # What the cancelled build committed opens, and the next open carries on from it to the same index.
     assert needs_cold_build(str(root))
-    service, _, report = _open_service(qtbot, root)
-    assert service.stop()
-    assert report.added + report.unchanged == 2600
-    reopened = Workspace.open_persistent(str(root))
-    try:
-        assert _rankings(reopened) == _rankings(Workspace.open(str(root)))
-    finally:
-        reopened.close()
+    _carries_on_to_the_same_index(qtbot, root, 2600)
 
 
 def test_a_build_error_in_the_builder_reaches_the_window_as_one_line(qtbot, make_workspace, monkeypatch, tmp_path):
@@ -206,14 +211,7 @@ def test_a_killed_builder_is_reported_and_the_next_open_builds_from_what_it_left
                                         "(stopped by SIGKILL)")
     assert _builders() == []
 
-    service, _, report = _open_service(qtbot, root)
-    assert service.stop()
-    assert report.added + report.unchanged == 600
-    reopened = Workspace.open_persistent(str(root))
-    try:
-        assert _rankings(reopened) == _rankings(Workspace.open(str(root)))
-    finally:
-        reopened.close()
+    _carries_on_to_the_same_index(qtbot, root, 600)
 
 
 def test_a_small_workspace_is_first_built_in_process(qtbot, make_workspace, monkeypatch):
