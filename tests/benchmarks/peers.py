@@ -43,6 +43,8 @@ if os.environ.get("PEERS_KNIT_TREE"):  # a child measuring another checkout impo
 from tests.benchmarks.workspace_generator import CN_TOPICS, TOPICS, generate  # noqa: E402
 
 QUERIES = TOPICS + CN_TOPICS + ["Meridian photos sync", "budget owner risk"]
+if os.environ.get("PEERS_QUERIES"):  # a workspace of real material brings its own (`--workspace … --queries …`)
+    QUERIES = json.loads(os.environ["PEERS_QUERIES"])
 NOW_MS = 1_780_000_000_000
 TEXT_SUFFIXES = (".md", ".txt")
 
@@ -177,13 +179,15 @@ def child_cmd(*args: str) -> list[str]:
     return [sys.executable, str(Path(__file__).resolve()), "--child", *args]
 
 
-def measure(size: int, base: Path, rounds: int, cold_repeat: int, before: Path | None = None) -> dict:
-    root = base / f"ws{size}"
-    if not (root / ".generated").exists():
+def measure(size: int, base: Path, rounds: int, cold_repeat: int, before: Path | None = None,
+            given: Path | None = None) -> dict:
+    root = given or base / f"ws{size}"
+    if given is None and not (root / ".generated").exists():
         shutil.rmtree(root, ignore_errors=True)
         generate(root, size)
         (root / ".generated").write_text("")
     n_files = sum(1 for p in root.rglob("*") if p.is_file() and p.suffix in TEXT_SUFFIXES)
+    size = size or n_files
     tdir = base / f"tantivy{size}"
     # Knit from this tree, and optionally from another checkout (`--before`), each with its own index.
     knits = {"knit": REPO} | ({"before": before} if before is not None else {})
@@ -286,7 +290,7 @@ def report(r: dict) -> None:
     ]
     names = {"knit": "Knit", "before": "Knit before", "tantivy": "tantivy"}
     header = [names[e] for e in r["engines"]] + [f"{names[k]} / tantivy" for k in knits]
-    print(f"\n## {r['size']} documents requested, {r['files']} text files")
+    print(f"\n## {r['size']} documents requested, {r['files']} text files, {len(QUERIES)} queries")
     print("| | " + " | ".join(header) + " |\n|" + "---|" * (len(header) + 1))
     for label, shown, value in lines:
         cells = [shown(e) for e in r["engines"]] + [ratio(value(k), value("tantivy")) for k in knits]
@@ -343,11 +347,20 @@ def main() -> int:
     parser.add_argument("--keep", metavar="DIR", help="generate workspaces here and keep them between runs")
     parser.add_argument("--before", metavar="TREE", type=Path,
                         help="another Knit checkout measured alongside (a column 'Knit before')")
+    parser.add_argument("--workspace", metavar="DIR", type=Path,
+                        help="measure this folder instead of generated ones (real_workspace.py writes one)")
+    parser.add_argument("--queries", metavar="FILE", type=Path,
+                        help="a JSON list of queries for --workspace (default: the generated topics)")
     args = parser.parse_args()
+    if args.queries:
+        QUERIES[:] = json.loads(args.queries.read_text(encoding="utf-8"))
+        os.environ["PEERS_QUERIES"] = json.dumps(QUERIES)  # the measured children ask the same
     base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="knit-peers-"))
     base.mkdir(parents=True, exist_ok=True)
     try:
-        for size in args.sizes:
+        if args.workspace:
+            report(measure(0, base, args.rounds, args.cold, args.before, args.workspace.resolve()))
+        for size in [] if args.workspace else args.sizes:
             report(measure(size, base, args.rounds, args.cold, args.before))
     finally:
         if not args.keep:
