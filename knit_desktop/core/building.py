@@ -55,8 +55,9 @@ class BuilderUnavailable(Exception):
     build (a broken install: its interpreter cannot load the engine): build in process instead."""
 
 
-class BuilderFailed(RuntimeError):
-    """The builder process ended without a word (killed, out of memory, a crash)."""
+class BuilderFailed(OSError):
+    """The builder process ended without a word (killed, out of memory, a crash). An OSError, as a folder that
+    cannot be read is: a library folder whose build fails is that folder's problem, and the others still open."""
 
 
 def needs_cold_build(root: str) -> bool:
