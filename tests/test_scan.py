@@ -138,3 +138,39 @@ def test_a_walk_not_taken_is_stopped(make_workspace):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["reaped", "None"]
+
+
+def test_a_folder_swapped_for_a_link_leading_out_after_it_was_listed_is_not_walked(make_workspace, tmp_path,
+                                                                                      monkeypatch):
+    """Between listing a folder's parent and walking the folder, the folder is replaced by a symlink leading out
+    of the workspace: the walk does not follow it (its files are neither listed nor stat'ed) and says so."""
+    from knit_desktop.core.index.scan import scan_workspace
+
+    root = make_workspace({"a.md": "# A", "sub/b.md": "# B"})
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text("# Secret")
+    real_scandir = os.scandir
+    calls = []
+
+    def scandir(target):
+        entries = list(real_scandir(target))
+        calls.append(target)
+        if len(calls) == 1:  # the root is listed: now swap its folder
+            os.rename(root / "sub", tmp_path / "sub-moved")
+            os.symlink(outside, root / "sub")
+
+        class Listing(list):
+            def __enter__(self):
+                return iter(self)
+
+            def __exit__(self, *exc):
+                return False
+
+        return Listing(entries)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    statuses: list = []
+    found = scan_workspace(os.path.realpath(root), statuses)
+    assert found.rels == ["a.md"]
+    assert [(s.rel, s.state) for s in statuses] == [("sub", "failed")]
