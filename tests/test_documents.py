@@ -29,6 +29,24 @@ def test_h1_title_and_first_paragraph_summary():
     assert (title, summary) == ("The Title", "First line of text.")
 
 
+def test_names_keep_their_underscores_and_code_spans_their_text_while_emphasis_markup_goes():
+    title, summary = parse_markdown(
+        "# asyncio.get_event_loop and MAX_SIZE\n\nCall `__init__` or `a*b`, __not__ _this_, 2 * 3, ~~old~~ ~/x.\n",
+        "f.md")
+    assert title == "asyncio.get_event_loop and MAX_SIZE"
+    assert summary == "Call __init__ or a*b, not this, 2 * 3, old ~/x."
+
+
+def test_a_heading_s_snake_case_name_is_found_by_its_words(make_workspace, now_ms):
+    from knit_desktop.core.workspace import RankInput, Workspace
+
+    root = make_workspace({"loop.md": "# get_event_loop\n\nReturns the running one.\n",
+                           "other.md": "# Other\n\nAn event, then a loop.\n" + "filler words here\n" * 30})
+    ws = Workspace.open(str(root))
+    ranked = ws.rank(RankInput.from_query("event loop"), now_ms=now_ms).ranked
+    assert ranked[0].doc.rel == "loop.md" and ranked[0].doc.title == "get_event_loop"
+
+
 def test_front_matter_is_skipped_and_unclosed_front_matter_swallows_everything():
     assert parse_markdown("---\ntitle: x\n---\n# Real\n\nBody\n", "f.md") == ("Real", "Body")
     assert parse_markdown("---\ntitle: x\n# Not a title\n", "notes.md") == ("notes", "")

@@ -154,7 +154,8 @@ _RULE = re.compile(r"^([-*_]\s*){3,}$")
 _IMAGE = re.compile(r"!\[[^\[\]]*\]\([^()]*\)")
 _LINK = re.compile(r"\[([^\[\]]*)\]\([^()]*\)")
 _CODE = re.compile(r"`([^`]*)`")
-_EMPHASIS = re.compile(r"[*_~]")
+# Runs of emphasis delimiters; `_dropped_delimiters` decides which ones are markup.
+_DELIMITERS = re.compile(r"_+|\*+|~~")
 
 
 def atx_h1(line: str) -> str | None:
@@ -171,12 +172,30 @@ def atx_h1(line: str) -> str | None:
     return content
 
 
+def _dropped_delimiters(match: re.Match[str]) -> str:
+    """A run of `_`, `*` or `~~` as plain text shows it: gone when it marks emphasis, kept inside a word
+    (`get_event_loop`, `MAX_SIZE`: an underscore between letters or digits is part of the name, as CommonMark
+    reads it) and between spaces (`2 * 3`)."""
+    text, start, end = match.string, match.start(), match.end()
+    before = text[start - 1] if start else " "
+    after = text[end] if end < len(text) else " "
+    run = match.group()
+    if run[0] == "_" and before.isalnum() and after.isalnum():
+        return run
+    if run[0] == "*" and before.isspace() and after.isspace():
+        return run
+    return ""
+
+
 def strip_inline(text: str) -> str:
+    """A Markdown line as text: images dropped, links and code spans to their text, emphasis markup removed.
+    A code span's text is kept as written (`__init__`, `a*b`)."""
     text = _IMAGE.sub("", text)
     text = _LINK.sub(r"\1", text)
-    text = _CODE.sub(r"\1", text)
-    text = _EMPHASIS.sub("", text)
-    return collapse_whitespace(text)
+    pieces = _CODE.split(text)  # (odd places: the text of a code span)
+    for i in range(0, len(pieces), 2):
+        pieces[i] = _DELIMITERS.sub(_dropped_delimiters, pieces[i])
+    return collapse_whitespace("".join(pieces))
 
 
 def _is_summary_candidate(stripped: str) -> bool:

@@ -46,7 +46,7 @@ from .scan import FileStatus
 from .search_index import SearchIndex, peek_posting_list
 from .watch_lease import lease_is_held
 
-SCHEMA_VERSION = 2  # 2: the change journal; Markdown and text bodies no longer stored
+SCHEMA_VERSION = 3  # 3: titles and summaries keep the underscores inside names (rebuilt to read them again); 2: the change journal; Markdown and text bodies no longer stored
 SNAPSHOT_FORMAT = 9  # 9: document metadata as columns (doc_table.py); 8: field lengths as one flat uint32 buffer
 OLDEST_CONVERTED_FORMAT = 8  # a snapshot this old or newer is loaded and saved again in the current format
 # Snapshot lists are marshalled in slices: one marshal call holds the GIL throughout, and a 20,000-document list
