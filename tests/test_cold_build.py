@@ -145,6 +145,30 @@ def test_an_index_already_built_is_opened_in_process_without_a_builder(qtbot, ma
         assert service.stop()
 
 
+def test_an_index_of_an_older_schema_is_built_again_in_a_builder_process(qtbot, make_workspace, monkeypatch):
+    """A new version that reads every file again (a schema change) does it as a first build is done: apart."""
+    import sqlite3
+
+    from knit_desktop.core.paths import index_db_path
+
+    root = make_workspace({f"n{i}.md": f"# Note {i}\n\nbody {i}" for i in range(20)})
+    Workspace.open_persistent(str(root)).close()
+    db = sqlite3.connect(index_db_path(os.path.realpath(root)))
+    db.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
+    db.commit()
+    db.close()
+    assert needs_cold_build(os.path.realpath(root))
+    updated: list[str] = []
+    original = Workspace._update
+    monkeypatch.setattr(Workspace, "_update", lambda self, cand, *a: updated.append(cand.rel) or original(self, cand, *a))
+    service, _, report = _open_service(qtbot, root)
+    try:
+        assert report.added == 20 and updated == []  # every file read again, none of them in this process
+    finally:
+        assert service.stop()
+    assert not needs_cold_build(os.path.realpath(root))
+
+
 @pytest.mark.slow
 def test_cancelling_a_first_build_stops_the_builder_and_its_workers_and_leaves_a_usable_index(qtbot, tmp_path):
     root = _many_notes(tmp_path / "ws", 2600)

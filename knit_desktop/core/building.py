@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 
 from .index.preparing import end_with_parent
 from .index.scan import holds_at_least
+from .index.store import SCHEMA_VERSION
 from .paths import index_db_path
 from .workspace import Progress, RefreshReport, Workspace, resolve_root
 
@@ -62,8 +63,8 @@ class BuilderFailed(OSError):
 
 def needs_cold_build(root: str) -> bool:
     """Whether opening the persistent index of the workspace at `root` (resolved) would index it from the start:
-    no database yet, or one without a saved snapshot (never finished, or set aside). Looked at read-only, without
-    opening the store (which would create or migrate it)."""
+    no database yet, one of an older schema, or one without a saved snapshot (never finished, or set aside).
+    Looked at read-only, without opening the store (which would create or migrate it)."""
     path = index_db_path(root)
     if not path.exists():
         return True
@@ -72,6 +73,9 @@ def needs_cold_build(root: str) -> bool:
     except sqlite3.Error:
         return True
     try:
+        version = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        if version is None or version[0] != str(SCHEMA_VERSION):
+            return True  # an older schema: opening it starts over (a new version reads every file again)
         return db.execute("SELECT 1 FROM snapshot WHERE id = 1").fetchone() is None
     except sqlite3.Error:
         return True  # (no such table, an older schema, damage: the builder sorts it out as an open would)
