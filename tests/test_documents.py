@@ -31,10 +31,10 @@ def test_h1_title_and_first_paragraph_summary():
 
 def test_names_keep_their_underscores_and_code_spans_their_text_while_emphasis_markup_goes():
     title, summary = parse_markdown(
-        "# asyncio.get_event_loop and MAX_SIZE\n\nCall `__init__` or `a*b`, __not__ _this_, 2 * 3, ~~old~~ ~/x.\n",
-        "f.md")
-    assert title == "asyncio.get_event_loop and MAX_SIZE"
-    assert summary == "Call __init__ or a*b, not this, 2 * 3, old ~/x."
+        "# asyncio.get_event_loop, pip._internal and MAX_SIZE\n\n"
+        "Call `__init__` or `a*b`, __not__ _this_ *or* ***that***, 2 * 3, ~~old~~ ~/x.\n", "f.md")
+    assert title == "asyncio.get_event_loop, pip._internal and MAX_SIZE"  # (an unpaired `_` is text)
+    assert summary == "Call __init__ or a*b, not this or that, 2 * 3, old ~/x."
 
 
 def test_a_heading_s_snake_case_name_is_found_by_its_words(make_workspace, now_ms):

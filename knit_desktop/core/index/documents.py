@@ -154,8 +154,6 @@ _RULE = re.compile(r"^([-*_]\s*){3,}$")
 _IMAGE = re.compile(r"!\[[^\[\]]*\]\([^()]*\)")
 _LINK = re.compile(r"\[([^\[\]]*)\]\([^()]*\)")
 _CODE = re.compile(r"`([^`]*)`")
-# Runs of emphasis delimiters; `_dropped_delimiters` decides which ones are markup.
-_DELIMITERS = re.compile(r"_+|\*+|~~")
 
 
 def atx_h1(line: str) -> str | None:
@@ -172,19 +170,39 @@ def atx_h1(line: str) -> str | None:
     return content
 
 
-def _dropped_delimiters(match: re.Match[str]) -> str:
-    """A run of `_`, `*` or `~~` as plain text shows it: gone when it marks emphasis, kept inside a word
-    (`get_event_loop`, `MAX_SIZE`: an underscore between letters or digits is part of the name, as CommonMark
-    reads it) and between spaces (`2 * 3`)."""
-    text, start, end = match.string, match.start(), match.end()
-    before = text[start - 1] if start else " "
-    after = text[end] if end < len(text) else " "
-    run = match.group()
-    if run[0] == "_" and before.isalnum() and after.isalnum():
-        return run
-    if run[0] == "*" and before.isspace() and after.isspace():
-        return run
-    return ""
+# Runs of emphasis delimiters; `_without_emphasis` decides which ones are markup.
+_DELIMITERS = re.compile(r"_+|\*+|~~")
+
+
+def _without_emphasis(text: str) -> str:
+    """`text` without the delimiters that mark emphasis, as CommonMark pairs them (simplified): a run that can open
+    (not followed by a space) meets a later run of the same character that can close (not preceded by one); an
+    underscore run inside a word can do neither (`get_event_loop`, `MAX_SIZE`), and `~~` pairs as strikethrough.
+    Unpaired runs are text: `_private`, `2 * 3`, `a ~~ b`. One pass, a stack of open runs per character."""
+    drop: list[tuple[int, int]] = []
+    opened: dict[str, list[tuple[int, int]]] = {"_": [], "*": [], "~": []}  # open runs, by character
+    for match in _DELIMITERS.finditer(text):
+        start, end = match.span()
+        char = text[start]
+        before = text[start - 1] if start else " "
+        after = text[end] if end < len(text) else " "
+        can_open, can_close = not after.isspace(), not before.isspace()
+        if char == "_":
+            can_open = can_open and not before.isalnum()
+            can_close = can_close and not after.isalnum()
+        if can_close and opened[char]:
+            drop.append(opened[char].pop())
+            drop.append((start, end))
+        elif can_open:
+            opened[char].append((start, end))
+    if not drop:
+        return text
+    out, last = [], 0
+    for start, end in sorted(drop):
+        out.append(text[last:start])
+        last = end
+    out.append(text[last:])
+    return "".join(out)
 
 
 def strip_inline(text: str) -> str:
@@ -194,7 +212,7 @@ def strip_inline(text: str) -> str:
     text = _LINK.sub(r"\1", text)
     pieces = _CODE.split(text)  # (odd places: the text of a code span)
     for i in range(0, len(pieces), 2):
-        pieces[i] = _DELIMITERS.sub(_dropped_delimiters, pieces[i])
+        pieces[i] = _without_emphasis(pieces[i])
     return collapse_whitespace("".join(pieces))
 
 
