@@ -3,7 +3,7 @@
 Shared by the memory evals (`test_memory_quality.py` on our own set, `test_memory_heldout.py` on the held-out set)
 and runnable on its own to compare the sets in one go, including a set kept outside the repository:
 
-    PYTHONPATH=. python -m tests.eval.memory_eval                      # own + the five held-out sets
+    PYTHONPATH=. python -m tests.eval.memory_eval                      # own + the six held-out sets
     PYTHONPATH=. python -m tests.eval.memory_eval /work/memeval        # …and a set at DIR (corpus/ + cases.json)
 
 A question set is a folder of memory files and a JSON list of questions. Three spellings of a question are read:
@@ -38,6 +38,7 @@ HELDOUT2 = (HERE / "memory_heldout2", HERE / "memory_heldout2_cases.json")
 HELDOUT3 = (HERE / "memory_heldout3", HERE / "memory_heldout3_cases.json")
 HELDOUT4 = (HERE / "memory_heldout4", HERE / "memory_heldout4_cases.json")
 HELDOUT5 = (HERE / "memory_heldout5", HERE / "memory_heldout5_cases.json")
+HELDOUT6 = (HERE / "memory_heldout6", HERE / "memory_heldout6_cases.json")
 NOT_MEMORY = {"SOURCES.md"}
 
 
@@ -189,7 +190,7 @@ def evaluate(name: str, corpus: Path, cases_path: Path, show_misses: bool = Fals
 def main(argv: list[str]) -> None:
     show = "--misses" in argv
     sets = [("own", *OWN), ("held-out", *HELDOUT), ("held-out 2", *HELDOUT2), ("held-out 3", *HELDOUT3),
-            ("held-out 4", *HELDOUT4), ("held-out 5", *HELDOUT5)]
+            ("held-out 4", *HELDOUT4), ("held-out 5", *HELDOUT5), ("held-out 6", *HELDOUT6)]
     for extra in (a for a in argv if not a.startswith("--")):
         folder = Path(extra)
         sets.append((folder.name, folder / "corpus", folder / "cases.json"))

@@ -1,0 +1,76 @@
+"""The sixth held-out memory set: written blind, never tuned on, the hardest of the sets so far.
+
+Fifteen memory files from two public repositories none of the other sets use, both under the MIT licence (sources and
+licences in `memory_heldout6/SOURCES.md`): a 630-line English agent progress log with out-of-order session chapters,
+a 508-line Chinese CLAUDE.md of deeply nested phase lists, a Chinese audit report, a Chinese error-solution file, two
+Chinese feature specs, a Chinese review, an English changelog, and English agent state, learnings, task handoff,
+session state, worktree registry, pull-request worklog and follow-up notes. The 86 questions
+(`memory_heldout6_cases.json`, 43 Chinese, 26 paraphrases asked the way someone who forgot the exact words would ask)
+were written from the files alone and committed before the engine was run on them; since then only the totals below
+have been read, and nothing has been tuned on them.
+
+    top-1 / top-3   engine (first run)   BM25 over entries
+    exact             0.92 0.92            0.83 0.92
+    paraphrase        0.04 0.31            0.08 0.23
+    status            0.47 0.67            0.27 0.67
+    long_log          0.45 0.73            0.18 0.55
+    heading_trap      0.30 0.40            0.20 0.40
+    boundary          0.67 0.75            0.25 0.58
+    all               0.41 0.58            0.27 0.51
+
+The engine is one question behind the baseline on paraphrase at top-1 here (1 of 26 right first against 2): a known
+gap (`BEHIND`), which this test lets stand at that size and no larger. Paraphrases that share few words with the
+answer are right first almost never, and questions whose words stand in another file's or chapter's heading are the
+next weakest.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from .memory_eval import (
+    HELDOUT6,
+    baseline,
+    check_answers_stand_in_their_files,
+    check_held_out,
+    engine,
+    load_cases,
+    load_libraries,
+    memory_files,
+    report,
+    score,
+)
+
+CORPUS, CASES = HELDOUT6
+CATEGORIES = {"exact", "paraphrase", "status", "long_log", "heading_trap", "boundary"}
+MIN_TOP1 = 0.39
+MIN_TOP3 = 0.56
+BEHIND = {("paraphrase", "top1"): 1}  # questions the engine may be behind the baseline by, where it is now
+
+
+@pytest.fixture(scope="module")
+def cases():
+    return load_cases(CORPUS, CASES)
+
+
+@pytest.fixture(scope="module")
+def libraries(tmp_path_factory):
+    return load_libraries(CORPUS, tmp_path_factory.mktemp("heldout6"))
+
+
+def test_the_sixth_held_out_set_is_well_formed(cases):
+    assert len(cases) >= 70 and len(memory_files(CORPUS)) >= 15
+    assert {c["category"] for c in cases} == CATEGORIES
+    assert sum(c["lang"] == "zh" for c in cases) * 2 >= len(cases)  # half Chinese
+    assert sum(c["category"] == "paraphrase" for c in cases) >= 22  # many paraphrases, in both languages
+    assert {c["lang"] for c in cases if c["category"] == "paraphrase"} == {"en", "zh"}
+    assert sum(len(path.read_text(encoding="utf-8").splitlines()) >= 500 for path in memory_files(CORPUS)) >= 2
+    check_answers_stand_in_their_files(CORPUS, CASES, cases)
+
+
+def test_memory_search_on_the_sixth_held_out_set(libraries, cases, capsys):
+    mine, base = score(libraries, cases, engine), score(libraries, cases, baseline)
+    with capsys.disabled():
+        print(report(f"memory search, sixth held-out set ({len(cases)} questions, {len(libraries)} memory files)",
+                     mine, base))
+    check_held_out(mine, base, MIN_TOP1, MIN_TOP3, BEHIND)
