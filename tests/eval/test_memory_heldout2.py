@@ -17,6 +17,10 @@ Measured when the set was written, then after the entry-boundary and query-handl
     boundary          0.78 1.00       1.00 1.00       0.78 1.00
     all               0.75 0.89       0.83 0.92       0.62 0.77
 
+Since then the engine scores 0.85 0.92 in all; with British and American spellings folded and the words of a topic
+meeting their kin (`core/memory/thesaurus.py`) paraphrase went to 0.40 0.60 and all to 0.87 0.92 (long_log 1.00 1.00,
+the other categories as above).
+
 The floors below are what the engine meets with a margin of a question or two, so that a change which costs this set
 more than that fails here rather than passing unnoticed.
 """
@@ -40,7 +44,7 @@ from .memory_eval import (
 
 CORPUS, CASES = HELDOUT2
 CATEGORIES = {"exact", "paraphrase", "status", "long_log", "heading_trap", "boundary"}
-MIN_TOP1 = 0.80
+MIN_TOP1 = 0.83
 MIN_TOP3 = 0.90
 
 

@@ -10,17 +10,17 @@ totals below and the answers to five example questions have been read, and nothi
 
     top-1 / top-3   engine (first run)   engine now   BM25 over entries
     exact             1.00 1.00            1.00 1.00    1.00 1.00
-    paraphrase        0.19 0.38            0.19 0.38    0.12 0.44
+    paraphrase        0.19 0.38            0.19 0.44    0.12 0.44
     status            0.67 0.89            0.67 0.96    0.56 0.78
     long_log          0.75 0.75            0.75 0.75    0.62 0.62
     heading_trap      0.89 0.89            0.89 0.89    0.89 0.89
     boundary          1.00 1.00            1.00 1.00    1.00 1.00
-    all               0.70 0.80            0.70 0.83    0.63 0.77
+    all               0.70 0.80            0.70 0.84    0.63 0.77
 
 "First run" is the engine before yes/no questions about a state counted as status questions and before status
-words met their kin in the other language. The engine is one question behind the baseline on paraphrase at top-3
-here: a known gap (`BEHIND`), which this test lets stand at that size and no larger. Paraphrases that share few
-words with the answer are the weakest category by far.
+words met their kin in the other language. The engine was one question behind the baseline on paraphrase at top-3
+until British and American spellings were folded and the words of a topic met their kin (`core/memory/thesaurus.py`);
+it is behind nowhere now. Paraphrases that share few words with the answer are the weakest category by far.
 """
 
 from __future__ import annotations
@@ -43,8 +43,7 @@ from .memory_eval import (
 CORPUS, CASES = HELDOUT4
 CATEGORIES = {"exact", "paraphrase", "status", "long_log", "heading_trap", "boundary"}
 MIN_TOP1 = 0.68
-MIN_TOP3 = 0.81
-BEHIND = {("paraphrase", "top3"): 1}  # questions the engine may be behind the baseline by, where it is now
+MIN_TOP3 = 0.82
 
 
 @pytest.fixture(scope="module")
@@ -70,4 +69,4 @@ def test_memory_search_on_the_fourth_held_out_set(libraries, cases, capsys):
     with capsys.disabled():
         print(report(f"memory search, fourth held-out set ({len(cases)} questions, {len(libraries)} memory files)",
                      mine, base))
-    check_held_out(mine, base, MIN_TOP1, MIN_TOP3, BEHIND)
+    check_held_out(mine, base, MIN_TOP1, MIN_TOP3)

@@ -1,0 +1,79 @@
+"""Paraphrases in memory search: British and American spellings folded into one, and the words developers use for
+one another (`core/memory/thesaurus.py`) meeting at a reduced weight, in English and Chinese alike."""
+
+from __future__ import annotations
+
+from knit_desktop.core.memory.library import parse_library
+from knit_desktop.core.memory.search import TOPIC_SYNONYM_FACTOR, search, units
+from knit_desktop.core.memory.thesaurus import TOPIC_GROUPS
+from knit_desktop.core.text.spelling import fold_spelling
+
+
+def lib(text: str, name: str = "notes.md"):
+    return parse_library(f"/m/{name}", text)
+
+
+def test_british_spellings_fold_into_american_ones_with_their_endings():
+    for british, american in (("colour", "color"), ("colours", "colors"), ("colourful", "colorful"),
+                              ("behaviour", "behavior"), ("favourite", "favorite"), ("licence", "license"),
+                              ("licenced", "licensed"), ("organised", "organized"), ("organisation", "organization"),
+                              ("initialising", "initializing"), ("normalise", "normalize"), ("analyse", "analyze"),
+                              ("catalogue", "catalog"), ("catalogues", "catalogs"), ("grey", "gray"),
+                              ("cancelled", "canceled"), ("labelling", "labeling"), ("centre", "center")):
+        assert fold_spelling(british) == american, british
+        assert fold_spelling(american) == american
+    # Words that only look like a British spelling stay as they are.
+    for word in ("hour", "four", "your", "detour", "promise", "exercise", "enterprise", "analysis", "called"):
+        assert fold_spelling(word) == word
+    assert units("colour schemes") == units("color schemes")
+    assert units("the cache was initialised") == units("the cache was initialized")
+
+
+def test_a_question_in_one_spelling_finds_the_entry_in_the_other():
+    notes = lib("# Editor\n\n## Look\n- ships two color themes, light and dark\n- tab width is four spaces\n")
+    hits = search([notes], "which colours")
+    assert hits and hits[0].start == 4
+    british = lib("# Editor\n\n## Look\n- the colour of the gutter follows the theme\n- fonts load at start\n")
+    hits = search([british], "color")
+    assert hits and hits[0].start == 4
+
+
+def test_a_word_meets_the_other_words_of_its_group():
+    notes = lib("# Dev notes\n\n## Scripts\n- temporary scripts go in /tmp/work and are wiped nightly\n"
+                "- the release script tags the commit\n\n## Storage\n- tasks are persistently stored in MongoDB\n"
+                "- logs rotate every week\n")
+    assert search([notes], "where do throwaway scripts go")[0].start == 4
+    assert search([notes], "which database keeps tasks")[0].start == 8
+    # A Chinese question meets the English entry: 临时 is "temporary".
+    hits = search([notes], "临时脚本放在哪")
+    assert hits and hits[0].start == 4
+
+
+def test_an_english_question_meets_a_chinese_entry():
+    notes = lib("# 转发器\n\n## 现状\n- 连接失败后的重试次数从 3 次减少到 1 次\n- 日志按天切分\n\n## 密钥\n"
+                "- API 密钥只在主进程注入，渲染进程拿不到\n")
+    assert search([notes], "how often does it retry")[0].start == 4
+    assert search([notes], "where is the api secret injected")[0].start == 8
+
+
+def test_an_entry_holding_the_question_word_beats_one_holding_only_a_word_of_its_group():
+    notes = lib("# Scripts\n\n## Where\n- throwaway ones: ~/scratch, kept a week\n- temporary ones: /tmp/work, wiped "
+                "nightly\n\n## Other\n- the linter runs before every push\n")
+    hits = search([notes], "temporary")
+    assert [h.start for h in hits] == [5, 4]  # both found; the one that says "temporary" first
+    assert hits[1].score < hits[0].score
+    hits = search([notes], "throwaway")
+    assert [h.start for h in hits] == [4, 5]
+    assert 0 < TOPIC_SYNONYM_FACTOR < 1
+
+
+def test_the_thesaurus_is_groups_of_words_the_search_can_use():
+    seen = 0
+    for group in TOPIC_GROUPS:
+        words = group.split()
+        assert len(words) >= 2, group
+        for word in words:
+            assert units(word), (group, word)  # not a stop word, not a lone character
+            assert not ("\u4e00" <= word[0] <= "\u9fff" and len(word) < 2), (group, word)
+        seen += len(words)
+    assert seen >= 300
