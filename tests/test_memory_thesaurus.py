@@ -56,6 +56,18 @@ def test_an_english_question_meets_a_chinese_entry():
     assert search([notes], "where is the api secret injected")[0].start == 8
 
 
+def test_a_chinese_word_of_three_characters_is_met_whole():
+    # 数据库 is compared as 数据 + 据库: "database" meets it, and so does a question asking for 数据库; 数据 ("data")
+    # alone does not open the database group.
+    notes = lib("# Stack\n\n## Storage\n- tasks live in PostgreSQL 16, never SQLite\n- the export job runs nightly\n")
+    hits = search([notes], "数据库用的是什么")
+    assert hits and hits[0].start == 4
+    assert not search([notes], "数据在哪")
+    english = lib("# 技术栈\n\n## 存储\n- 所有持久化走数据库，不用文件\n- 日志按天切分\n")
+    hits = search([english], "which database")
+    assert hits and hits[0].start == 4
+
+
 def test_an_entry_holding_the_question_word_beats_one_holding_only_a_word_of_its_group():
     notes = lib("# Scripts\n\n## Where\n- throwaway ones: ~/scratch, kept a week\n- temporary ones: /tmp/work, wiped "
                 "nightly\n\n## Other\n- the linter runs before every push\n")

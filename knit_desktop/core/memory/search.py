@@ -123,7 +123,7 @@ SYNONYM_FACTOR = 0.5
 # "token" / 密钥: `thesaurus.TOPIC_GROUPS`) meet at TOPIC_SYNONYM_FACTOR, when the entry does not hold the
 # question's own word, by at most the IDF of the word itself (of the group's words when no entry holds it): an entry
 # holding the question's word counts more than one holding only a word of its group. Measured on the five memory
-# evals: 0.2 to 0.3 gain and lose nothing; from 0.5 a held-out set loses a question at top-3 (synonyms outvote
+# evals: 0.2 to 0.3 gain and lose nothing; from 0.4 a held-out set loses a question at top-3 (synonyms outvote
 # the words an entry shares with the question); counting a synonym once however often it is said lost one at top-1.
 TOPIC_SYNONYM_FACTOR = 0.25
 STATUS_GROUPS = ("done finished completed complete 完成 做完 搞定 结束",
@@ -286,20 +286,16 @@ def _status_synonyms() -> dict[str, set[str]]:
 
 
 @functools.lru_cache(maxsize=1)
-def _topic_synonyms() -> dict[str, frozenset[str]]:
-    """Each term of the thesaurus's TOPIC_GROUPS and the other terms of its groups."""
-    out: dict[str, set[str]] = {}
+def _topic_synonyms() -> dict[tuple[str, ...], frozenset[tuple[str, ...]]]:
+    """Each word of the thesaurus's TOPIC_GROUPS and the other words of its groups, a word as the terms it is
+    compared by: one, or the bigrams of a CJK word of three characters or more (数据库 is 数据 + 据库, and only a
+    text holding both says it: 数据 alone is "data", not "database")."""
+    out: dict[tuple[str, ...], set[tuple[str, ...]]] = {}
     for group in TOPIC_GROUPS:
-        words = set().union(*(units(w) for w in group.split()))
+        words = {tuple(sorted(units(w))) for w in group.split()} - {()}
         for word in words:
             out.setdefault(word, set()).update(words - {word})
     return {word: frozenset(others) for word, others in out.items()}
-
-
-def _prefix_alike(a: str, b: str) -> bool:
-    """Whether two Latin words meet by prefix, as a query word meets an entry's (`deploy` and `deployments`)."""
-    return (len(a) >= PREFIX_MIN and len(b) >= PREFIX_MIN and a.isalpha() and b.isalpha()
-            and (a.startswith(b) or b.startswith(a)))
 
 
 def _synonyms_held(wanted: set[str], vocabulary: set[str]) -> dict[str, set[str]]:
@@ -548,30 +544,38 @@ def _bm25(candidates: list[_Candidate], q: set[str], order: tuple[str, ...] = ()
     matched_by: dict[str, set[str]] = {}
     total = 0.0
     synonyms: dict[str, set[str]] = {}  # a query word's synonyms the entries hold, counted at SYNONYM_FACTOR
-    related: dict[str, set[str]] = {}  # …and the words of its topic group they hold, at TOPIC_SYNONYM_FACTOR
+    # …and the words of its topic groups they hold, at TOPIC_SYNONYM_FACTOR: single terms, and CJK words of several
+    # bigrams that an entry holds only when it holds them all.
+    related: dict[str, tuple[set[str], list[tuple[str, ...]]]] = {}
     related_idf: dict[str, float] = {}
-    topic = _topic_synonyms() if TOPIC_SYNONYM_FACTOR else {}
-    group_words = set().union(*(topic.get(term, frozenset()) for term in q))
-    held_by = _synonyms_held(group_words, vocabulary) if group_words else {}
+    asked: dict[str, set[tuple[str, ...]]] = {}  # a query term -> the group words of a thesaurus word it opens
+    if TOPIC_SYNONYM_FACTOR:
+        for said, others in _topic_synonyms().items():
+            if all(t in q for t in said):  # a word of several bigrams counts for its first, once
+                asked.setdefault(said[0], set()).update(others)
+    singles = {w[0] for words in asked.values() for w in words if len(w) == 1}
+    held_by = _synonyms_held(singles, vocabulary) if singles else {}
     for term in q:
         matched = {t for t in vocabulary if t == term or (
             not CJK.match(term) and term.isalpha() and len(term) >= PREFIX_MIN and len(t) >= PREFIX_MIN
             and t.isalpha() and (t.startswith(term) or term.startswith(t)))}
         alike = (_status_synonyms().get(term, set()) & vocabulary) - matched if SYNONYM_FACTOR else set()
-        near = set().union(*(held_by[w] for w in topic.get(term, ()))) - matched - alike if held_by else set()
-        if not matched and not alike and not near:
+        wanted = asked.get(term, ())
+        near = set().union(*(held_by[w[0]] for w in wanted if len(w) == 1)) - matched - alike
+        near_words = [w for w in wanted if len(w) > 1 and all(t in vocabulary for t in w)]
+        if not matched and not alike and not near and not near_words:
             continue  # a word no entry holds neither helps nor hurts
         if matched or alike:
             df = sum(1 for bag in bags if any(t in bag for t in matched | alike))
             weights[term] = math.log(1 + (n - df + 0.5) / (df + 0.5))
-        if near:
-            df = sum(1 for bag in bags if any(t in bag for t in near))
+        if near or near_words:
+            df = sum(1 for bag in bags if any(t in bag for t in near) or any(all(t in bag for t in w) for w in near_words))
             related_idf[term] = math.log(1 + (n - df + 0.5) / (df + 0.5))
             weights.setdefault(term, related_idf[term])
             related_idf[term] = min(related_idf[term], weights[term])
         matched_by[term] = matched
         synonyms[term] = alike
-        related[term] = near
+        related[term] = (near, near_words)
         total += weights[term]
 
     pairs = [(a, b) for a, b in zip(order, order[1:]) if a in weights and b in weights and a != b]
@@ -601,8 +605,10 @@ def _bm25(candidates: list[_Candidate], q: set[str], order: tuple[str, ...] = ()
             if not tf and synonyms[term]:
                 tf = sum(bag[t] for t in synonyms[term] if t in bag)
                 share *= SYNONYM_FACTOR
-            if not tf and related[term]:
-                tf = sum(bag[t] for t in related[term] if t in bag)
+            near, near_words = related[term]
+            if not tf and (near or near_words):
+                tf = sum(bag[t] for t in near if t in bag) + sum(
+                    min(bag[t] for t in w) for w in near_words if all(t in bag for t in w))
                 share, idf = share * TOPIC_SYNONYM_FACTOR, related_idf[term]
             if tf:
                 value += share * idf * tf * (BM25_K1 + 1) / (tf + BM25_K1 * (1 - BM25_B + BM25_B * length / avgdl))
