@@ -6,6 +6,7 @@ from __future__ import annotations
 from knit_desktop.core.memory.library import parse_library
 from knit_desktop.core.memory.search import TOPIC_SYNONYM_FACTOR, search, units
 from knit_desktop.core.memory.thesaurus import TOPIC_GROUPS
+from knit_desktop.core.rank.keywords import stem as engine_stem
 from knit_desktop.core.text.spelling import fold_spelling
 
 
@@ -26,6 +27,7 @@ def test_british_spellings_fold_into_american_ones_with_their_endings():
     for word in ("hour", "four", "your", "detour", "promise", "exercise", "enterprise", "analysis", "called"):
         assert fold_spelling(word) == word
     assert units("colour schemes") == units("color schemes")
+    assert engine_stem("colours") == engine_stem("colors") == "color"  # one fold, in the engine's stemming
     assert units("the cache was initialised") == units("the cache was initialized")
 
 

@@ -64,7 +64,6 @@ from collections import Counter
 from dataclasses import dataclass
 
 from ..rank.keywords import stem as engine_stem
-from ..text.spelling import fold_spelling
 from .library import CJK, Chapter, Entry, Library
 from .thesaurus import TOPIC_GROUPS
 
@@ -229,9 +228,9 @@ def _month_days(text: str) -> list[str]:
 
 
 def stem(word: str) -> str:
-    """The ranking engine's stemming (`core.keywords.stem`): one English inflection off, the stem a prefix; a
-    British spelling is first folded into the American one (`text.spelling`: "colours" -> "color")."""
-    return engine_stem(fold_spelling(word.lower()))
+    """The ranking engine's stemming (`core.keywords.stem`): a British spelling folded into the American one
+    (`text.spelling`: "colours" -> "color"), then one English inflection off, the stem a prefix."""
+    return engine_stem(word.lower())
 
 
 def _latin(token: str) -> str | None:

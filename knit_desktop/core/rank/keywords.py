@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ..text.spelling import fold_spelling
 from ..text.stopwords import CN_EDGE_STOP, CN_STOP_BIGRAMS, CN_STOP_CHARS, EN_STOP
 from ..text.tokens import CJK_RUN, collation_key, is_latin_term, latin_query_terms, match_key
 
@@ -47,13 +48,18 @@ MIN_STEM = 4
 
 
 def stem(term: str) -> str:
-    """Strip one common English inflection; the stem is always a prefix of the term (`searched` -> `search`,
-    `retries` -> `retr`).
+    """Strip one common English inflection, after folding a British spelling into the American one
+    (`text.spelling`); the stem is a prefix of the (folded) term (`searched` -> `search`, `retries` -> `retr`,
+    `colours` -> `color`).
 
     The ranking no longer matches with it (documents are matched by words through `text.latin_key`, Snowball
-    stems); it stays for callers that match by prefix, such as memory search. CJK is untouched.
+    stems, which do not fold: that would change the keys of every index already built); it stays for callers that
+    match by prefix, such as memory search. CJK is untouched.
     """
-    if not is_latin_term(term) or len(term) <= MIN_STEM:
+    if not is_latin_term(term):
+        return term
+    term = fold_spelling(term)
+    if len(term) <= MIN_STEM:
         return term
     for suffix in ("ies", "ing", "ed"):
         if term.endswith(suffix) and len(term) - len(suffix) >= MIN_STEM:

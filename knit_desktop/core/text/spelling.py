@@ -4,9 +4,9 @@
 `fold_spelling` takes a lowercased word and gives its American spelling when it is a British one it knows; any
 other word comes back as it is. It works on whole words and their inflections (`colours`, `coloured`,
 `organisation`, `cancelling`), before any stemming, and is applied alike to the text searched and to the question,
-so either spelling on either side meets the other. Memory search uses it (`core.memory.search`). The document
-ranking does not: its index stores Snowball keys (`tokens.latin_key`), and folding there would change the keys of
-every index already built.
+so either spelling on either side meets the other. The ranking engine's prefix stemming (`rank.keywords.stem`)
+folds with it, and so memory search, which compares by that stemming. The document index does not: it stores
+Snowball keys (`tokens.latin_key`), and folding there would change the keys of every index already built.
 
 Only words listed here are folded (their stems below, with the endings they take): a rule such as "-ise → -ize"
 alone would also turn `promise`, `exercise` and `enterprise` into words that do not exist, and a rule such as
