@@ -227,6 +227,7 @@ def _month_days(text: str) -> list[str]:
     return out
 
 
+@functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """The ranking engine's stemming (`core.keywords.stem`): a British spelling folded into the American one
     (`text.spelling`: "colours" -> "color"), then one English inflection off, the stem a prefix."""
