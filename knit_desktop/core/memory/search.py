@@ -569,7 +569,7 @@ def _bm25(candidates: list[_Candidate], q: set[str], order: tuple[str, ...] = ()
             df = sum(1 for bag in bags if any(t in bag for t in matched | alike))
             weights[term] = math.log(1 + (n - df + 0.5) / (df + 0.5))
         if near or near_words:
-            df = sum(1 for bag in bags if any(t in bag for t in near) or any(all(t in bag for t in w) for w in near_words))
+            df = sum(1 for bag in bags if not near.isdisjoint(bag) or any(all(t in bag for t in w) for w in near_words))
             related_idf[term] = math.log(1 + (n - df + 0.5) / (df + 0.5))
             weights.setdefault(term, related_idf[term])
             related_idf[term] = min(related_idf[term], weights[term])
@@ -607,7 +607,7 @@ def _bm25(candidates: list[_Candidate], q: set[str], order: tuple[str, ...] = ()
                 share *= SYNONYM_FACTOR
             near, near_words = related[term]
             if not tf and (near or near_words):
-                tf = sum(bag[t] for t in near if t in bag) + sum(
+                tf = sum(bag[t] for t in near.intersection(bag)) + sum(
                     min(bag[t] for t in w) for w in near_words if all(t in bag for t in w))
                 share, idf = share * TOPIC_SYNONYM_FACTOR, related_idf[term]
             if tf:
@@ -648,18 +648,25 @@ def _bm25(candidates: list[_Candidate], q: set[str], order: tuple[str, ...] = ()
     return out
 
 
-def _boost(query: str, q: set[str], candidate: _Candidate, asks_status: bool) -> float:
+def _boost(query: str, q: set[str], candidate: _Candidate, asks_status: bool,
+           memo: dict[tuple, float] | None = None) -> float:
     """How much the seed's dimensions lift an entry that holds some of the query's words (× 1 to × 2.8 for an
-    untagged library whose title and name hold every word of the query)."""
+    untagged library whose title and name hold every word of the query). `memo` keeps, for one query, what the
+    entries of one heading or one library share."""
     library, chapter = candidate.library, candidate.chapter
     if library.tagged:
         return 1 + TOPIC_SCALE * candidate.topic
+    memo = {} if memo is None else memo
     title = chapter.title if not chapter.implicit else ""
-    heading = coverage(q, units(f"{title} {candidate.entry.heading}"))
+    key = ("heading", title, candidate.entry.heading)
+    heading = memo.get(key)
+    if heading is None:
+        heading = memo[key] = coverage(q, units(f"{title} {candidate.entry.heading}"))
     if len(q) == 1 and not asks_status:
         heading *= SHORT_QUERY_FACTOR  # one word in a title is weak evidence, unless it names what a status is about
-    library_words = _library_units(library)
-    named = coverage(q, library_words)
+    named = memo.get(("library", library.path, ""))
+    if named is None:
+        named = memo[("library", library.path, "")] = coverage(q, _library_units(library))
     return 1 + (W_LOOSE_HEADING_STATUS if asks_status else W_LOOSE_HEADING) * heading + W_LOOSE_LIBRARY * named
 
 
@@ -688,12 +695,13 @@ def search(libraries: list[Library], query: str, max_hits: int = DEFAULT_HITS) -
     order = tuple(t for t in _latin_sequence(topic_text) if t in q or not t)  # "" keeps words apart
     shapes = [shape for asks, shape in ANSWER_SHAPES if asks.search(query)]
     function_words = frozenset(_function_words(topic_text))
+    boosts: dict[tuple, float] = {}  # what `_boost` computed for a heading or a library, for this query
     for candidate, (body, held, answer) in zip(candidates, _bm25(candidates, q, order, function_words)):
         if answer is not candidate.entry:
             candidate = _Candidate(candidate.library, candidate.chapter, answer, candidate.topic)
         score = 0.0
         if body > 0:
-            score = body * (1 - COORDINATION + COORDINATION * held) * _boost(query, q, candidate, asks_status)
+            score = body * (1 - COORDINATION + COORDINATION * held) * _boost(query, q, candidate, asks_status, boosts)
         if score > 0 and shapes and any(shape.search(candidate.entry.text) for shape in shapes):
             score *= ANSWER_FACTOR
         if score > 0 and asks_status:
