@@ -178,10 +178,11 @@ class TermPostings:
         return field
 
     def within(self, mask: np.ndarray) -> TermPostings:
-        keep = mask[self.ids]
+        keep = mask.take(self.ids)  # (take: half the time of indexing for a list of most documents)
         if keep.all():
             return self
-        return TermPostings(self.ids[keep], self.tfs[:, keep])
+        at = np.flatnonzero(keep)  # (a boolean index of the (3, n) counts took 0.7 ms for 85,000 postings)
+        return TermPostings(self.ids.take(at), self.tfs.take(at, axis=1))
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -210,6 +211,16 @@ def peek_posting_list(lists: list, i: int) -> Any:
     return lists[i] if peek is None else peek(i)
 
 
+def _posting_arrays(post_docs: list, post_tfs: list, tid: int) -> tuple[np.ndarray, np.ndarray]:
+    """Token `tid`'s ids (int32) and counts (3, n), copied once from a snapshot's blocks when they come from there."""
+    peek_arrays = getattr(post_docs, "peek_arrays", None)
+    found = peek_arrays(tid) if peek_arrays is not None else None
+    if found is not None:
+        return found
+    ids = _copy(peek_posting_list(post_docs, tid), np.int32)
+    return ids, _field_rows(peek_posting_list(post_tfs, tid), len(ids))
+
+
 _EMPTY = TermPostings(np.zeros(0, dtype=np.int32), np.zeros((3, 0), dtype=np.uint16))
 
 
@@ -225,7 +236,7 @@ class Pool:
     members: np.ndarray  # document ids
     mask: np.ndarray  # bool, indexed by document id
     avgdl: tuple[float, float, float]
-    lengths: np.ndarray  # (documents, 3) field lengths, indexed by document id
+    lengths: np.ndarray  # uint32 (3, documents): field lengths, one row per field, indexed by document id
     mtimes: np.ndarray  # int64, indexed by document id
     rel_rank: np.ndarray  # position of each document's rel in sorted order (the last tie-break)
     derived: dict = field(default_factory=dict)  # per-pool values the ranker computes once
@@ -447,18 +458,21 @@ class SearchIndex:
             self._pools["_shared"] = self._shared_arrays()  # type: ignore[assignment]
         shared: tuple[np.ndarray, np.ndarray, np.ndarray] = self._pools["_shared"]  # type: ignore[assignment]
         lengths, mtimes, rel_rank = shared
-        members = np.flatnonzero(self.docs.of_kinds(POOL_KINDS[kind])).astype(np.int64)
-        mask = np.zeros(len(self.docs), dtype=bool)
-        mask[members] = True
+        mask = self.docs.of_kinds(POOL_KINDS[kind])
+        members = np.flatnonzero(mask).astype(np.int64)
         n = len(members)
-        sums = lengths[members].sum(axis=0) if n else np.zeros(3)
+        # Integer sums (exact, so the same whatever the order they are added in): a masked reduction of the
+        # field rows, where gathering the members' float rows first took 2 ms of the first query at 100,000.
+        sums = np.add.reduce(lengths, axis=1, dtype=np.uint64, where=mask[: lengths.shape[1]]) if n else np.zeros(3)
         avgdl = tuple(float(total) / n if n else 0.0 for total in sums)
         pool = Pool(kind, members, mask, avgdl, lengths, mtimes, rel_rank)  # type: ignore[arg-type]
         self._pools[kind] = pool
         return pool
 
     def _shared_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        lengths = np.frombuffer(self.lengths, dtype=np.uint32).astype(np.float64).reshape(-1, 3)
+        # One contiguous row per field (title, summary, body), the stored counts as they are (1.2 MB at 100,000
+        # documents where float64 took 2.4 MB).
+        lengths = np.frombuffer(self.lengths, dtype=np.uint32).reshape(-1, 3).T.copy()
         return lengths, self.docs.mtimes(), self.docs.rel_rank()
 
     # --- term lookup ---------------------------------------------------------------------------------
@@ -482,8 +496,7 @@ class SearchIndex:
         else:
             if len(matches) == 1:
                 tid, mult = matches[0]
-                ids = _copy(peek_posting_list(self.post_docs, tid), np.int32)
-                tfs = _field_rows(peek_posting_list(self.post_tfs, tid), len(ids))
+                ids, tfs = _posting_arrays(self.post_docs, self.post_tfs, tid)
                 if mult > 1:
                     tfs = tfs * float(mult)
             else:
@@ -527,7 +540,7 @@ class SearchIndex:
         known = _pool_answers(pool, "has_key")
         found = known.get(match)
         if found is None:
-            found = known[match] = bool(pool.mask[self.postings(match).ids].any())
+            found = known[match] = bool(pool.mask.take(self.postings(match).ids).any())
         return found
 
     def contains_text(self, needle: str, pool: Pool) -> bool:

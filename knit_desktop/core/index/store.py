@@ -884,6 +884,16 @@ class LazyPostingLists(list):
         super().__init__([None] * count)
         self._build = build
         self.source = source  # the blocks the lists are cut from
+        self.partner: LazyPostingLists | None = None  # the counts' lists beside these ids' lists
+
+    def peek_arrays(self, i: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """Token `i`'s ids and counts as arrays straight from the blocks (see _PostingBlocks.arrays), or None when
+        a list of it was kept (documents may have been added to it since: ask `peek`)."""
+        partner = self.partner
+        if self.source is None or partner is None or super().__getitem__(i) is not None \
+                or list.__getitem__(partner, i) is not None:
+            return None
+        return self.source.arrays(i)
 
     def untouched(self, lo: int, hi: int) -> bool:
         """Whether no list of tokens lo..hi-1 was kept (only a kept list can have had documents added)."""
@@ -954,11 +964,24 @@ class _PostingBlocks:
             self._decoded[b] = decoded
         return decoded
 
-    def cut(self, i: int) -> tuple[array, tuple[array, array, array]]:
+    def _span(self, i: int) -> tuple[tuple[np.ndarray, ...], int, int]:
         b = int(np.searchsorted(self.block_tokens, i, side="right")) - 1
         base = int(self.starts[self.block_tokens[b]])
-        lo, hi = int(self.starts[i]) - base, int(self.starts[i + 1]) - base
-        ids, *tfs = self._block(b)
+        return self._block(b), int(self.starts[i]) - base, int(self.starts[i + 1]) - base
+
+    def arrays(self, i: int) -> tuple[np.ndarray, np.ndarray]:
+        """Token `i`'s list as a query reads it: int32 ids and a (3, n) uint16 table of counts, each copied once
+        out of the inflated block (through `cut` a list was copied three times: 0.5 ms of the first query of a
+        word in most of 100,000 documents)."""
+        (ids, *tfs), lo, hi = self._span(i)
+        out = ids[lo:hi].astype(np.int32)  # (empty from a damaged block, as its counts)
+        rows = np.empty((3, len(out)), dtype=np.uint16)
+        for f, column in enumerate(tfs):
+            rows[f] = column[lo:hi]
+        return out, rows
+
+    def cut(self, i: int) -> tuple[array, tuple[array, array, array]]:
+        (ids, *tfs), lo, hi = self._span(i)
         docs = array("I")
         docs.frombytes(ids[lo:hi].tobytes())
         columns = []
@@ -984,4 +1007,5 @@ def _unpack_postings(packed: dict, folder: Path) -> tuple[list, list]:
 
     docs = LazyPostingLists(len(blocks.lengths), lambda i: both(i)[0], blocks)
     tfs = LazyPostingLists(len(blocks.lengths), lambda i: both(i)[1], blocks)
+    docs.partner = tfs
     return docs, tfs
