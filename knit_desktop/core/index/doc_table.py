@@ -450,8 +450,10 @@ class DocumentTable:
         """Per row: alive and of one of `kinds`."""
         out = np.zeros(len(self), dtype=bool)
         if self.columns is not None:
-            codes = [c for c, kind in enumerate(self.columns.kinds) if kind in kinds]
-            out[: self._base] = np.isin(self.columns.kind, codes) & self.columns.alive
+            # A table by kind code (np.isin sorted 100,000 codes: 0.3 ms of a process's first query).
+            wanted = np.zeros(256, dtype=bool)  # (codes are uint8)
+            wanted[[c for c, kind in enumerate(self.columns.kinds) if kind in kinds]] = True
+            np.logical_and(wanted.take(self.columns.kind), self.columns.alive, out=out[: self._base])
         for i, doc in self._objects():
             out[i] = doc is not None and doc.kind in kinds
         return out
