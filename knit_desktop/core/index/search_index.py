@@ -214,7 +214,7 @@ def peek_posting_list(lists: list, i: int) -> Any:
 def _posting_arrays(post_docs: list, post_tfs: list, tid: int) -> tuple[np.ndarray, np.ndarray]:
     """Token `tid`'s ids (int32) and counts (3, n), copied once from a snapshot's blocks when they come from there."""
     peek_arrays = getattr(post_docs, "peek_arrays", None)
-    found = peek_arrays(tid) if peek_arrays is not None else None
+    found: tuple[np.ndarray, np.ndarray] | None = peek_arrays(tid) if peek_arrays is not None else None
     if found is not None:
         return found
     ids = _copy(peek_posting_list(post_docs, tid), np.int32)

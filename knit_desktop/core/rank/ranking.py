@@ -441,7 +441,7 @@ def _freshness_factors(mtimes: np.ndarray, now_ms: int) -> np.ndarray:
     place, where each step's temporary of a query matching most of 100,000 documents cost page faults."""
     age = np.subtract(now_ms, mtimes, out=mtimes)
     np.maximum(age, 0, out=age)
-    fresh = np.true_divide(age, FRESHNESS_WINDOW_MS)
+    fresh: np.ndarray = np.true_divide(age, FRESHNESS_WINDOW_MS)
     np.minimum(fresh, 1.0, out=fresh)
     np.subtract(1.0, fresh, out=fresh)
     np.multiply(fresh, FRESHNESS_BOOST, out=fresh)
