@@ -188,8 +188,14 @@ class TermPostings:
         return len(self.ids)
 
 
-def _nbytes(p: TermPostings) -> int:
-    return int(p.ids.nbytes + p.tfs.nbytes)
+def postings_nbytes(p: TermPostings) -> int:
+    """The memory a list holds: its arrays, or the whole inflated block when they are views of one (a word that
+    is most of its block, see _PostingBlocks.arrays), so a cache bounded by bytes is not fooled by views."""
+    root: Any = p.ids
+    while getattr(root, "base", None) is not None:
+        root = root.base
+    return len(root) if isinstance(root, bytes) else int(p.ids.nbytes + p.tfs.nbytes)
+
 
 
 def _copy(values: array, dtype: type) -> np.ndarray:
@@ -285,7 +291,7 @@ class SearchIndex:
         self.packed_trigrams: object = None
         self.snapshot_outdated = False  # loaded from an older snapshot format: the next save writes the current one
         self.version = 0
-        self._term_cache: SizedCache[str, TermPostings] = SizedCache(TERM_CACHE_LIMIT, TERM_CACHE_BYTES, _nbytes)
+        self._term_cache: SizedCache[str, TermPostings] = SizedCache(TERM_CACHE_LIMIT, TERM_CACHE_BYTES, postings_nbytes)
         self._term_version = -1
         self._pools: dict[str, Pool] = {}
         self._pools_version = -1

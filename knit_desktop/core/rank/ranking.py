@@ -13,7 +13,7 @@ from typing import overload
 import numpy as np
 
 from ..index.documents import Document
-from ..index.search_index import Pool, SearchIndex, TermPostings, field_sources
+from ..index.search_index import Pool, SearchIndex, TermPostings, field_sources, postings_nbytes
 from ..sized_cache import SizedCache
 from ..text.tokens import is_latin_term
 from .bm25 import FIELD_B, FIELD_WEIGHTS, K1, TF_CAP, keyword_factor
@@ -374,7 +374,7 @@ def _pair_nbytes(pair: tuple[TermPostings, np.ndarray]) -> int:
     """What a pool's cache entry holds: its contributions and its postings (counted even when they are the index's
     own cached postings: an over-estimate, never an under-estimate)."""
     p, contribution = pair
-    return int(contribution.nbytes + p.ids.nbytes + p.tfs.nbytes)
+    return int(contribution.nbytes) + postings_nbytes(p)
 
 
 def score_pool(
