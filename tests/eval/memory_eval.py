@@ -5,6 +5,7 @@ and runnable on its own to compare the sets in one go, including a set kept outs
 
     PYTHONPATH=. python -m tests.eval.memory_eval                      # own + the six held-out sets
     PYTHONPATH=. python -m tests.eval.memory_eval /work/memeval        # …and a set at DIR (corpus/ + cases.json)
+    PYTHONPATH=. python -m tests.eval.memory_eval --misses held-out 5  # …with the misses of a named set
 
 A question set is a folder of memory files and a JSON list of questions. Three spellings of a question are read:
 `{"query", "category", "expected": [{"file", "lines": [[a, b], …]}]}` (our own set), the same with
@@ -188,15 +189,27 @@ def evaluate(name: str, corpus: Path, cases_path: Path, show_misses: bool = Fals
 
 
 def main(argv: list[str]) -> None:
-    show = "--misses" in argv
+    """`--misses` shows our own set's misses; `--misses NAME` (e.g. `--misses held-out 5`) a named set's, once its
+    blind figures are recorded and it has become a development set."""
+    show, argv = "own", list(argv)
+    if "--misses" in argv:
+        at = argv.index("--misses")
+        named = []
+        while at + 1 < len(argv) and not argv[at + 1].startswith("--") and not Path(argv[at + 1]).is_dir():
+            named.append(argv.pop(at + 1))
+        argv.pop(at)
+        show = " ".join(named) or "own"
+    else:
+        show = ""
     sets = [("own", *OWN), ("held-out", *HELDOUT), ("held-out 2", *HELDOUT2), ("held-out 3", *HELDOUT3),
             ("held-out 4", *HELDOUT4), ("held-out 5", *HELDOUT5), ("held-out 6", *HELDOUT6)]
     for extra in (a for a in argv if not a.startswith("--")):
         folder = Path(extra)
         sets.append((folder.name, folder / "corpus", folder / "cases.json"))
     for name, corpus, cases_path in sets:
-        # Only our own set's misses are shown: the other sets are checked in aggregate, never tuned against.
-        print(evaluate(name, corpus, cases_path, show_misses=show and name == "own"))
+        # Only the named set's misses are shown (our own by default): a blind set is checked in aggregate, never
+        # tuned against, until its blind figures are recorded.
+        print(evaluate(name, corpus, cases_path, show_misses=name == show))
 
 
 if __name__ == "__main__":
