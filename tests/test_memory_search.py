@@ -351,3 +351,21 @@ def test_a_function_word_the_question_shares_decides_between_entries_never_for_o
     hits = search([plan], "what is the parser rewrite waiting on")
     assert [h.location for h in hits] == ["plan.md:5-5", "plan.md:4-4"]
     assert [h.location for h in search([plan], "parser rewrite")] == ["plan.md:4-4", "plan.md:5-5"]
+
+
+def _memory(tmp_path, name: str, text: str):
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    return MemoryIndex(str(tmp_path)).libraries()
+
+
+def test_work_still_to_do_under_a_dai_heading_is_open(tmp_path):
+    # "待完善功能" (features still to finish) is a kanban label like "待办": its items are open work, so "X 做好了没"
+    # is answered by the item there, not by the dated entry that merely mentions the same words.
+    libraries = _memory(tmp_path, "devlog.md", "# KAMIFAKA\n\n一款基于VUE3.0的开源卡密发卡系统。\n\n## 开发进展\n"
+                        "- 2020.10.18 完成支付模块，集成支付宝当面付\n"
+                        "- 2020.10.17 完成订单查询页面与分类页面的前后端交互逻辑\n"
+                        "- 2020.10.16 完成前端可视化页面初稿，包含管理员界面和访问界面\n"
+                        "- 2020.10.15 使用flask完成数据库设计，完成后端api代码\n"
+                        "- 2020.10.14 设想一套卡密发卡系统网站，设计了数据表、后端api和管理员页面。\n\n"
+                        "## 待完善功能\n管理员界面：\n- 首页Dashboard\n- 网站设置\n- 主题设置\n- 图片上传与调用\n")
+    assert search(libraries, "发卡系统的网站设置页做好了没")[0].location == "devlog.md:15-15"
