@@ -369,3 +369,16 @@ def test_work_still_to_do_under_a_dai_heading_is_open(tmp_path):
                         "- 2020.10.14 设想一套卡密发卡系统网站，设计了数据表、后端api和管理员页面。\n\n"
                         "## 待完善功能\n管理员界面：\n- 首页Dashboard\n- 网站设置\n- 主题设置\n- 图片上传与调用\n")
     assert search(libraries, "发卡系统的网站设置页做好了没")[0].location == "devlog.md:15-15"
+
+
+def test_a_paragraph_that_announces_a_list_comes_back_with_its_first_item(tmp_path):
+    # "…, so:" stops where the answer begins: the hit runs on into the first item it announced, scored as before.
+    libraries = _memory(tmp_path, "progress.md", "# Progress\n\n## Licence and release (2026-09-21)\n\n"
+                        "**The licence is MIT.** Changed: `LICENSE`, the mod metadata.\n\n"
+                        "**A compliance gap (closed)**: the jars bundle Apache-2.0 libraries (okhttp, okio, gson).\n"
+                        "Apache-2.0 asks for a copy of the licence and the NOTICE with every copy, so:\n\n"
+                        "* every shadowJar now packs `LICENSE` and `THIRD-PARTY.md`;\n"
+                        "* all three jars were checked with `unzip -l`.\n")
+    hit = search(libraries, "how were the bundled Apache libraries handled")[0]
+    assert hit.location == "progress.md:7-10" and hit.entry.text.endswith("`THIRD-PARTY.md`;")
+    assert [h.location for h in search(libraries, "unzip")] == ["progress.md:11-11"]  # the items stand alone

@@ -104,6 +104,9 @@ class Entry:
     parts: list[tuple[int, int, int]] = field(default_factory=list)
     lead: bool = False  # its first line is a lead-in ("**B 层：受控回放测试**", "Key components:") that opened it
     lead_in: str = ""  # the lead-in the list or table it belongs to stands under (context, like `heading`)
+    # A paragraph that ends by announcing a list ("…, so:" / "…所以：") is scored on its own words, but its hit shows
+    # the list's first item too (what it announced): that item.
+    announces: Entry | None = None
 
     @property
     def tokens(self) -> int:
@@ -329,6 +332,11 @@ def _attach_lead_ins(entries: list[Entry]) -> list[Entry]:
         entry = entries[k]
         lead = _lead_in(entry)
         follower = entries[k + 1] if k + 1 < len(entries) else None
+        if (lead is None and follower is not None and entry.style == "paragraph" and not entry.opened_by_heading
+                and entry.start < entry.end and entry.text.rstrip().endswith((":", "："))
+                and follower.style in ("list", "numbered") and not follower.opened_by_heading
+                and follower.start - entry.end <= 2):
+            entry.announces = follower
         if (lead is None or follower is None or follower.opened_by_heading or follower.start - entry.end > LEAD_GAP
                 or follower.style == "paragraph" and _lead_in(follower) is not None):
             out.append(entry)

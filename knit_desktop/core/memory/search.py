@@ -737,7 +737,17 @@ def search(libraries: list[Library], query: str, max_hits: int = DEFAULT_HITS) -
             tier, score, path, line, candidate = ranked[i]
             ranked[i] = (tier, score * LATEST_FACTOR, path, line, candidate)
     ranked.sort(key=lambda r: (-r[0], -r[1], r[2], r[3]))
-    return [Hit(c.library, c.chapter, c.entry, s) for _, s, _, _, c in ranked[:max_hits]]
+    return [Hit(c.library, c.chapter, _with_announced(c.entry), s) for _, s, _, _, c in ranked[:max_hits]]
+
+
+def _with_announced(entry: Entry) -> Entry:
+    """The entry a hit shows: a paragraph that ends by announcing a list ("…所以：") with the list's first item, so
+    the hit holds what it announced rather than stopping at the colon."""
+    follower = entry.announces
+    if follower is None:
+        return entry
+    return Entry(entry.start, follower.end, entry.text + "\n" + follower.text, entry.style, entry.number,
+                 entry.heading, lead_in=entry.lead_in)
 
 
 def hits_payload(hits: list[Hit], text: str, folder: str, skipped: dict[str, str] | None = None) -> dict:
