@@ -382,3 +382,16 @@ def test_a_paragraph_that_announces_a_list_comes_back_with_its_first_item(tmp_pa
     hit = search(libraries, "how were the bundled Apache libraries handled")[0]
     assert hit.location == "progress.md:7-10" and hit.entry.text.endswith("`THIRD-PARTY.md`;")
     assert [h.location for h in search(libraries, "unzip")] == ["progress.md:11-11"]  # the items stand alone
+
+
+def test_quoted_output_in_a_block_comes_back_with_the_prose_that_explains_it(tmp_path):
+    # The log lines name Folia and Paper more often than the sentence that says how they are told apart, but a
+    # fenced block only shows what the prose around it says: the hit is the whole `###` block, not the bare output.
+    libraries = _memory(tmp_path, "progress.md", "# Progress\n\n## Folia: tested on a real server (2026-09-21)\n\n"
+                        "### A wrong check, fixed on the way\n\n"
+                        "The probe asked whether the region scheduler exists, but Paper has it too. The log showed it:\n\n"
+                        "```\n[mc-qq] platform paper-26.2, region scheduler (Folia)   <- wrong: Paper is not Folia\n```\n\n"
+                        "Now a class that only Folia ships decides (RegionizedServer); Paper lacks it.\n\n"
+                        "## Other\n- the docs site moved to a new host last week\n- the release checklist lives in RELEASE.md\n")
+    hit = search(libraries, "how are Folia and Paper told apart")[0]
+    assert hit.location == "progress.md:5-13"
