@@ -395,3 +395,19 @@ def test_quoted_output_in_a_block_comes_back_with_the_prose_that_explains_it(tmp
                         "## Other\n- the docs site moved to a new host last week\n- the release checklist lives in RELEASE.md\n")
     hit = search(libraries, "how are Folia and Paper told apart")[0]
     assert hit.location == "progress.md:5-13"
+
+
+def test_a_file_name_spelled_as_a_compound_counts_once_not_once_per_part(tmp_path):
+    # "notes-mcp" names the file; inside it, an entry holding "notes" and "mcp" (an API example) held three of the
+    # question's words by name alone and outranked the entry about paths on Windows.
+    (tmp_path / "devlog.md").write_text("# 开发日志\n\n## 记录\n" + "".join(
+        f"- 第 {i} 天：整理了第 {i} 组测试数据，修了 {i} 个小问题\n" for i in range(1, 21)), encoding="utf-8")
+    libraries = _memory(tmp_path, "notesmcp-handoff.md", "# notes-mcp 项目交接文档\n\n## 2. 已敲定的关键决策\n\n"
+                        "1. **定位**:产品级、可开源、独立目录 `d:\\Learn\\AI\\项目\\notes-mcp\\`\n"
+                        "2. **核心洞察**:检索 ≠ 有用。做三层金字塔。\n\n## 4. 已核实的技术 API\n\n"
+                        "- `@mcp.tool()` / `@mcp.resource(\"uri\")` / `@mcp.prompt()`\n"
+                        "- resource 模板:`@mcp.resource(\"notes://note/{title}\")` + 路径安全\n\n"
+                        "## 5. 关键坑(Windows + 协议)\n\n- **绝对路径**:client 的 args 都要绝对路径\n"
+                        "- **stdio 别 `print`**:server 用 `logging`\n- **Windows 路径**:用 `pathlib`,别硬编码反斜杠\n")
+    hit = search(libraries, "notes-mcp 在 Windows 上处理路径要注意什么坑")[0]
+    assert hit.location == "notesmcp-handoff.md:17-17"

@@ -24,7 +24,8 @@ block, or a `###` block with its body — see `library.py`), with its chapter an
   depends on Y" to "X (not started)". Articles and the words that make a sentence a question never count.
 - **Words that name the file**: in an untagged library, a query word that its file name or H1 holds ("P2-M1" in
   `p2-m1_user_acceptance.md`) counts for half (NAMED_TERM_FACTOR) in that file's entries — it picks the file, which
-  the library dimension rewards, and tells none of its entries from another.
+  the library dimension rewards, and tells none of its entries from another. A name spelled as a compound
+  ("notes-mcp") and its parts ("notes", "mcp") count there once, by the best of them.
 - **Context fields**: an entry's chapter title and the `###` heading it sits under count as low-weight fields of
   the entry (× 0.3 and × 0.2, BM25F-style), so "- [✅] Step 0.1" under "## Phase 0 完成总结" answers a question
   about Phase 0. A block of several paragraphs scores as its best paragraph when that one scores higher alone, and
@@ -600,7 +601,7 @@ def _bm25(candidates: list[_Candidate], q: set[str], order: tuple[str, ...] = ()
         return found
 
     def score(bag: Counter, length: float, text: str, named: frozenset[str]) -> tuple[float, float]:
-        value = held = 0.0
+        value = held = name_value = name_held = 0.0
         length = max(length, SHORT_ENTRY_FLOOR * avgdl)
         for term, idf in weights.items():
             tf = sum(bag[t] for t in matched_by[term] if t in bag)
@@ -614,8 +615,16 @@ def _bm25(candidates: list[_Candidate], q: set[str], order: tuple[str, ...] = ()
                     min(bag[t] for t in w) for w in near_words if all(t in bag for t in w))
                 share, idf = share * TOPIC_SYNONYM_FACTOR, related_idf[term]
             if tf:
-                value += share * idf * tf * (BM25_K1 + 1) / (tf + BM25_K1 * (1 - BM25_B + BM25_B * length / avgdl))
+                gained = share * idf * tf * (BM25_K1 + 1) / (tf + BM25_K1 * (1 - BM25_B + BM25_B * length / avgdl))
+                if term in named and term in name_parts:
+                    # A file's name spelled as a compound ("notes-mcp") is one word of the question however many
+                    # parts it has: the compound and its parts count once, by the best of them.
+                    name_value, name_held = max(name_value, gained), max(name_held, share * idf)
+                    continue
+                value += gained
                 held += share * idf
+        value += name_value
+        held += name_held
         if value and pairs:
             value += PHRASE_WEIGHT * phrases(text)
         if value and function_idf:
@@ -635,6 +644,10 @@ def _bm25(candidates: list[_Candidate], q: set[str], order: tuple[str, ...] = ()
         if id(library) not in named_in:
             words = _library_units(library) if not library.tagged else set()
             named_in[id(library)] = frozenset(t for t in weights if words and _matches(t, words))
+
+    # The query's compounds ("notes-mcp", "app_runtime.py") with their parts.
+    compounds = {t: set(PART.findall(t)) for t in weights if not CJK.match(t) and len(PART.findall(t)) > 1}
+    name_parts = frozenset(compounds).union(*({_latin(x) for x in parts} for parts in compounds.values()))
 
     out = []
     for candidate, bag, length in zip(candidates, bags, lengths):
