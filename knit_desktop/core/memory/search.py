@@ -211,7 +211,6 @@ ANSWER_SHAPES = (
     (re.compile(r"\b(which|what) commits?\b|\bcommit (id|hash|sha)\b|哪个提交|哪次提交|提交号", re.IGNORECASE),
      re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b")),
 )
-FENCE_START = re.compile(r"\s*(```|~~~)")
 TOKEN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+|[A-Za-z0-9]+")
 MONTHS = {m: i + 1 for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split())}
 MONTH_DAY = re.compile(r"\b(?:19|20)\d\d[-/.](\d{1,2})[-/.](\d{1,2})\b|(\d{1,2})月(\d{1,2})[日号]|"
@@ -660,7 +659,7 @@ def _bm25(candidates: list[_Candidate], q: set[str], order: tuple[str, ...] = ()
                     # The first paragraph carries the block's heading, which speaks for the whole block: the
                     # answer stays the block (a heading's words often name what the code below it shows). So does
                     # a fenced code block: quoted output or a snippet shows what the prose around it says.
-                    best = (value, held, part if k and not FENCE_START.match(part.text) else candidate.entry)
+                    best = (value, held, part if k and not part.text.lstrip().startswith(("```", "~~~")) else candidate.entry)
         out.append(best)
     return out
 
