@@ -1,4 +1,4 @@
-"""The fifth held-out memory set: written blind, never tuned on, the most paraphrase-heavy of the sets.
+"""The fifth held-out memory set: written blind, the most paraphrase-heavy of the sets, now a development set.
 
 Sixteen memory files from eleven public repositories none of the other sets use, each under the MIT licence (sources
 and licences in `memory_heldout5/SOURCES.md`): an 897-line Chinese progress log, two Chinese error books, Chinese
@@ -6,21 +6,23 @@ development logs, a Chinese session handoff, Chinese and bilingual progress trac
 and progress, CRLF), two AGENTS.md (one CRLF), a backlog of one-line tasks, a Claude auto-memory file without
 chapters, a memory index and an English devlog. The 78 questions (`memory_heldout5_cases.json`, 49 Chinese, 25
 paraphrases asked the way someone who forgot the exact words would ask) were written from the files alone and
-committed before the engine was run on them; since then only the totals below have been read, and nothing has been
-tuned on them.
+committed before the engine was run on them. The blind first run is recorded below; since then the set is a
+development set (its misses are read: `python -m tests.eval.memory_eval --misses held-out 5`), and the later column
+is not a blind figure.
 
-    top-1 / top-3   engine (first run)   BM25 over entries
-    exact             1.00 1.00            1.00 1.00
-    paraphrase        0.24 0.40            0.04 0.24
-    status            0.69 0.94            0.62 0.75
-    long_log          0.33 0.67            0.11 0.67
-    heading_trap      0.25 0.75            0.25 0.62
-    boundary          0.67 0.89            0.56 0.78
-    all               0.50 0.72            0.38 0.60
+    top-1 / top-3   engine (blind)   + entries and names   BM25 over entries
+    exact             1.00 1.00        1.00 1.00             1.00 1.00
+    paraphrase        0.24 0.40        0.24 0.40             0.04 0.24
+    status            0.69 0.94        0.75 0.94             0.62 0.75
+    long_log          0.33 0.67        0.56 0.78             0.11 0.67
+    heading_trap      0.25 0.75        0.38 0.88             0.25 0.62
+    boundary          0.67 0.89        0.67 0.89             0.56 0.78
+    all               0.50 0.72        0.55 0.74             0.38 0.60
 
-The engine is not behind the baseline in any category here (`BEHIND` is empty). Paraphrases that share few words
-with the answer, answers deep in the long log and questions whose words stand in another file's heading are the
-weak spots: right first for a quarter to a third of them.
+"+ entries and names": '待' + a verb ('待完善功能') is open work; a paragraph that ends by announcing a list comes back
+with its first item; a fenced block inside a `###` block is never the hit alone; a file name spelled as a compound
+('notes-mcp') counts once in the file's entries, not once per part. The engine is not behind the baseline in any
+category here (`BEHIND` is empty). Paraphrases that share few words with the answer remain the weak spot.
 """
 
 from __future__ import annotations
@@ -42,8 +44,8 @@ from .memory_eval import (
 
 CORPUS, CASES = HELDOUT5
 CATEGORIES = {"exact", "paraphrase", "status", "long_log", "heading_trap", "boundary"}
-MIN_TOP1 = 0.48
-MIN_TOP3 = 0.70
+MIN_TOP1 = 0.53
+MIN_TOP3 = 0.72
 BEHIND: dict[tuple[str, str], int] = {}  # questions the engine may be behind the baseline by, where it is now
 
 
