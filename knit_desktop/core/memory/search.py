@@ -62,6 +62,7 @@ import math
 import os
 import re
 from collections import Counter
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from ..rank.keywords import stem as engine_stem
@@ -324,7 +325,7 @@ def _synonyms_held(wanted: set[str], vocabulary: set[str]) -> dict[str, set[str]
     return out
 
 
-def _matches(unit: str, pool: set[str]) -> bool:
+def _matches(unit: str, pool: AbstractSet[str]) -> bool:
     if unit in pool:
         return True
     if CJK.match(unit) or len(unit) < PREFIX_MIN or not unit.isalpha():
@@ -332,14 +333,28 @@ def _matches(unit: str, pool: set[str]) -> bool:
     return any(len(other) >= PREFIX_MIN and (other.startswith(unit) or unit.startswith(other)) for other in pool)
 
 
-def coverage(query: set[str], text_units: set[str]) -> float:
+def coverage(query: set[str], text_units: AbstractSet[str]) -> float:
     if not query:
         return 0.0
     return sum(1 for u in query if _matches(u, text_units)) / len(query)
 
 
-def _tag_units(tags: list[str]) -> set[str]:
-    return units(" ".join(tags))
+@functools.lru_cache(maxsize=65536)
+def _covered(query: frozenset[str], label: frozenset[str]) -> float:
+    """`coverage` of a question by a label's units, kept: asked again for every entry under the label."""
+    return coverage(set(query), label)
+
+
+@functools.lru_cache(maxsize=16384)
+def _label_units(text: str) -> frozenset[str]:
+    """`units` of a label — tags, a chapter title with a `###` heading, a library's name — kept: the same few
+    strings are asked about for every entry under them, and cutting them each time was most of a question's time
+    on a long log."""
+    return frozenset(terms(text))
+
+
+def _tag_units(tags: list[str]) -> frozenset[str]:
+    return _label_units(" ".join(tags))
 
 
 @dataclass
@@ -377,25 +392,25 @@ def _status_factor(query: str, chapter: Chapter, library: Library) -> float:
     return 1.0
 
 
-def _library_units(library: Library) -> set[str]:
-    return _tag_units(library.tags) if library.tagged else units(f"{library.stem} {library.h1}")
+def _library_units(library: Library) -> frozenset[str]:
+    return _tag_units(library.tags) if library.tagged else _label_units(f"{library.stem} {library.h1}")
 
 
 def topic_score(query: str, q: set[str], library: Library, chapter: Chapter, heading: str = "") -> float:
     """Dimensions ① to ④: library tag, chapter tag, parent category, heading coverage (the chapter title, and for
     an entry its `###` heading too)."""
     topic = 0.0
-    library_tags = _library_units(library)
-    if q & library_tags or any(_matches(u, library_tags) for u in q):
+    asked = frozenset(q)
+    if _covered(asked, _library_units(library)):
         topic += W_LIBRARY_TAG
     chapter_tags = _tag_units(chapter.tags)
-    if chapter_tags and any(_matches(u, chapter_tags) for u in q):
+    if chapter_tags and _covered(asked, chapter_tags):
         topic += W_CHAPTER_TAG
     mentioned = {p for p in PARENTS if p in query.lower()}
     if mentioned and mentioned & {t.lower() for t in chapter.tags + library.tags}:
         topic += W_PARENT
     title = chapter.title if not chapter.implicit else ""
-    heading_cov = coverage(q, units(f"{title} {heading}"))
+    heading_cov = _covered(asked, _label_units(f"{title} {heading}"))
     topic += W_HEADING * heading_cov * (SHORT_QUERY_FACTOR if len(q) == 1 else 1.0)
     return topic
 
