@@ -91,3 +91,18 @@ def test_the_thesaurus_is_groups_of_words_the_search_can_use():
             assert not ("\u4e00" <= word[0] <= "\u9fff" and len(word) < 2), (group, word)
         seen += len(words)
     assert seen >= 300
+
+
+def test_the_plural_of_analysis_is_not_a_british_verb_and_analysing_folds():
+    # "analyses" is the plural of "analysis" in either spelling: folding it into "analyzes" parted it from
+    # "analysis" (the stems "analyz" and "analysis" are not prefixes of one another; "analys" is).
+    for word in ("analyses", "paralyses", "dialyses"):
+        assert fold_spelling(word) == word
+    assert fold_spelling("analysing") == "analyzing"
+    assert engine_stem("analysing") == engine_stem("analyzing")
+    notes = lib("# Notes\n\n## Startup\n- two analyses of the cold start ran last week\n- fonts load at start\n")
+    hits = search([notes], "analysis")
+    assert hits and hits[0].start == 4
+    british = lib("# Notes\n\n## Startup\n- analysing the cold start log took a day\n- fonts load at start\n")
+    hits = search([british], "analyzing startup")
+    assert hits and hits[0].start == 4

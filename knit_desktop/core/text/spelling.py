@@ -31,9 +31,10 @@ _ISE = ("organ", "initial", "normal", "serial", "deserial", "optim", "custom", "
         "commercial", "steril", "mobil", "neutral", "revital", "subsid", "econom", "amort", "lemmat", "dramat",
         "hypothes", "synthes", "polymer", "templat", "contextual", "conceptual", "formal", "plagiar", "terror")
 _ISE_ENDINGS = ("ise", "ises", "ised", "ising", "iser", "isers", "isation", "isations", "isable")
-# -yse → -yze.
+# -yse → -yze. Not "analyses": it is also the plural of "analysis", in both spellings (folded, it would no longer
+# meet "analysis" by prefix).
 _YSE = ("analyse", "paralyse", "catalyse", "dialyse")
-_YSE_ENDINGS = ("", "s", "d", "r", "rs")
+_YSE_ENDINGS = ("", "d", "r", "rs")
 # A doubled l before -ed, -ing, -er (`cancelled`, `labelling`, `modeller`): the stem keeps one.
 _LL = ("cancel", "label", "model", "travel", "signal", "level", "total", "fuel", "channel", "tunnel", "marshal",
        "dial", "funnel", "counsel", "pedal", "shovel", "bevel", "jewel", "panel", "quarrel", "unravel", "libel",
@@ -63,6 +64,7 @@ def _table() -> dict[str, str]:
     for word in _YSE:
         for ending in _YSE_ENDINGS:
             out[word + ending] = word[:-2] + "ze" + ending
+        out[word[:-1] + "ing"] = word[:-2] + "zing"  # analysing -> analyzing
     for stem in _LL:
         for ending in _LL_ENDINGS:
             out[stem + ending] = stem + ending[1:]
