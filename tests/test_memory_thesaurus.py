@@ -106,3 +106,18 @@ def test_the_plural_of_analysis_is_not_a_british_verb_and_analysing_folds():
     british = lib("# Notes\n\n## Startup\n- analysing the cold start log took a day\n- fonts load at start\n")
     hits = search([british], "analyzing startup")
     assert hits and hits[0].start == 4
+
+
+def test_a_short_form_in_the_thesaurus_does_not_meet_the_longer_words_it_begins():
+    # "temp", "auth", "quit", "spec", "repo" are short forms in the thesaurus: "temporary" opened "temp", whose
+    # prefix matching then met "template"; "login" met "author", "stop" met "quite", "requirements" met "specific".
+    for entry, question in (("the template engine renders the pages", "where do temporary files go"),
+                            ("the author of the style guide is Ana", "how does login work"),
+                            ("the reply was quite short", "how do I stop the server"),
+                            ("a specific version of node is pinned", "what are the requirements"),
+                            ("the report is sent weekly", "which repository")):
+        notes = lib(f"# Notes\n\n## Misc\n- {entry}\n- fonts load at start\n")
+        assert search([notes], question) == [], question
+    # A thesaurus word's inflections still meet it, and a short form said in an entry still meets its group.
+    notes = lib("# Notes\n\n## Files\n- temp files go to /var/tmp/app\n- fonts load at start\n")
+    assert search([notes], "where do temporary files go")[0].start == 4

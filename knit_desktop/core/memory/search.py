@@ -192,6 +192,10 @@ CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 DATE = re.compile(r"\b(?:19|20)\d\d[-/.]\d{1,2}[-/.]\d{1,2}\b|\d{4}年|\d{1,2}月\d{1,2}日|"
                   r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* \d{1,2}\b", re.IGNORECASE)
 PREFIX_MIN = 4
+# A thesaurus word meets the longer words it begins only from this many letters: its four-letter words are short
+# forms (temp, auth, repo, spec, memo, quit, stat) that begin other words (template, author, report, specific,
+# memory, quite, status). The entries' words that begin a thesaurus word still meet it (temp, auth, retr).
+SYNONYM_PREFIX_MIN = 5
 # Two query words standing side by side in an entry (a phrase: "rate limiting", "default gateway") add this share
 # of their IDF once more. Latin words only: CJK bigrams already carry adjacency within a run.
 PHRASE_WEIGHT = 0.3
@@ -318,7 +322,7 @@ def _synonyms_held(wanted: set[str], vocabulary: set[str]) -> dict[str, set[str]
             continue
         for word in longer.get(term, ()):
             out[word].add(term)
-        for k in range(PREFIX_MIN, len(term)):
+        for k in range(SYNONYM_PREFIX_MIN, len(term)):
             head = term[:k]
             if head in out and head.isalpha():
                 out[head].add(term)
