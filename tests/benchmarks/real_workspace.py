@@ -14,7 +14,7 @@ Two shapes:
 Queries: `queries(root, n)` takes n files spread over the workspace (in name order, every k-th) and asks for two or
 three words of each one's first docstring sentence, as a user remembering a document would.
 
-    python tests/benchmarks/real_workspace.py /tmp/real-ws --shape module     # writes the files and queries.json
+    python tests/benchmarks/real_workspace.py /tmp/real-ws --shape module   # the files, and /tmp/real-ws.queries.json
 """
 
 from __future__ import annotations
