@@ -174,3 +174,12 @@ def test_a_folder_swapped_for_a_link_leading_out_after_it_was_listed_is_not_walk
     found = scan_workspace(os.path.realpath(root), statuses)
     assert found.rels == ["a.md"]
     assert [(s.rel, s.state) for s in statuses] == [("sub", "failed")]
+
+
+def test_a_root_reached_through_a_link_is_walked(make_workspace, tmp_path):
+    from knit_desktop.core.index.scan import scan_workspace
+
+    root = make_workspace({"a.md": "# A", "sub/b.md": "# B"})
+    link = tmp_path / "link-to-ws"
+    os.symlink(root, link)
+    assert sorted(scan_workspace(str(link), []).rels) == ["a.md", "sub/b.md"]

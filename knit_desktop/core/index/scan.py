@@ -143,7 +143,8 @@ def scan_workspace(root: str, statuses: list[FileStatus] | None = None) -> Works
                 # Listed through a descriptor of the directory: each file's stat is then looked up from it
                 # (fstatat) instead of resolving its whole path again, a fifth of the walk in a deep tree. Not
                 # following a link: a directory swapped for one since it was listed is not walked.
-                fd = os.open(directory, _DIRECTORY_FLAGS)
+                # (The root itself may be reached through a link: the caller chose it.)
+                fd = os.open(directory, _DIRECTORY_FLAGS if depth else _DIRECTORY_FLAGS & ~_NOFOLLOW)
             with os.scandir(fd if fd >= 0 else directory) as it:
                 entries = list(it)  # unsorted: order only decides internal ids; rankings break ties by path
         except OSError as exc:
@@ -166,8 +167,8 @@ def scan_workspace(root: str, statuses: list[FileStatus] | None = None) -> Works
 
 
 _LIST_BY_FD = os.scandir in os.supports_fd
-_DIRECTORY_FLAGS = (os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
-                    | getattr(os, "O_CLOEXEC", 0))
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_DIRECTORY_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 
 
 def _list_directory(root: str, directory: str, prefix: str, depth: int, entries: list[os.DirEntry],
