@@ -281,8 +281,9 @@ def report(r: dict) -> None:
         ("index size (MB)", lambda e: f"{r['size_bytes'][e] / mb:.1f}", lambda e: r["size_bytes"][e]),
         ("query in process, first time, median / p95 (ms)", lambda e: "{:.2f} / {:.2f}".format(*r[f"query_{e}"]),
          lambda e: r[f"query_{e}"][0]),
-        ("query in process, repeated, median / p95 (ms)",
-         lambda e: "{:.2f} / {:.2f}".format(*r[f"query_again_{e}"]), lambda e: r[f"query_again_{e}"][0]),
+        ("query in process, repeated, median / p95 (ms)",  # (none with --rounds 1: "-")
+         lambda e: "{:.2f} / {:.2f}".format(*r[f"query_again_{e}"]) if r[f"query_again_{e}"][0] else "-",
+         lambda e: r[f"query_again_{e}"][0]),
         ("query from a cold process, median / p95 (ms)", lambda e: "{:.0f} / {:.0f}".format(*r[f"cold_{e}"]),
          lambda e: r[f"cold_{e}"][0]),
         ("RSS while serving queries (MB)", lambda e: f"{r[f'rss_serving_{e}'] / mb:.0f}",
