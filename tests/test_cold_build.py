@@ -342,3 +342,32 @@ def test_a_library_folder_whose_builder_fails_says_so_and_the_other_folders_stil
         assert errors == []
     finally:
         assert service.stop()
+
+
+def test_a_library_folder_whose_build_fails_with_any_error_says_so_and_the_others_still_open(
+        qtbot, tmp_path, make_workspace, monkeypatch):
+    import sqlite3
+
+    root = make_workspace({"notes.md": "# Notes\n\nthe workspace's own note\n"})
+    Workspace.open_persistent(str(root)).close()
+    broken = _many_notes(tmp_path / "broken", 30)
+    fine = _many_notes(tmp_path / "fine", 30)
+    original = building.build_apart
+
+    def build_apart(real: str, *args):
+        if real == os.path.realpath(broken):
+            raise sqlite3.DatabaseError("database disk image is malformed")
+        return original(real, *args)
+
+    monkeypatch.setattr(building, "build_apart", build_apart)
+    service, _, _ = _open_service(qtbot, root)
+    errors: list = []
+    service.failed.connect(lambda *args: errors.append(args))
+    try:
+        with qtbot.waitSignal(service.libraryChanged, timeout=60_000) as changed:
+            service.set_library([str(broken), str(fine)])
+        problems = {Path(f.root).name: f.problem for f in changed.args[0]}
+        assert problems == {"broken": "cannot index it: DatabaseError: database disk image is malformed", "fine": ""}
+        assert errors == []
+    finally:
+        assert service.stop()

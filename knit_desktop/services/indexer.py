@@ -209,6 +209,9 @@ class IndexWorker(Worker):
                     source = open_folder(label, real, progress=self._progress, opener=self._open_built_apart)
                 except (IndexingCancelled, BuildCancelled):
                     return
+                except Exception as exc:  # noqa: BLE001 - one folder's failure, shown beside it: the others open
+                    source = Source(label, real)
+                    source.problem = f"cannot index it: {error_text(exc)}"
             source.label = label
             opened[real] = source
         self.library = opened
