@@ -35,3 +35,20 @@ def eval_workspace(tmp_path_factory) -> Path:
             mtime = (EVAL_NOW_MS - age_days(rel) * DAY_MS) * 1_000_000
             os.utime(path, ns=(mtime, mtime))
     return root
+
+
+# A held-out memory set's questions and its memory files (parsed in a temp folder), for the test module that names
+# the set in HELD_OUT (a (corpus, cases) pair of memory_eval).
+@pytest.fixture(scope="module")
+def held_out_cases(request) -> list[dict]:
+    from .memory_eval import load_cases
+
+    return load_cases(*request.module.HELD_OUT)
+
+
+@pytest.fixture(scope="module")
+def held_out_libraries(request, tmp_path_factory) -> list:
+    from .memory_eval import load_libraries
+
+    corpus, _ = request.module.HELD_OUT
+    return load_libraries(corpus, tmp_path_factory.mktemp("held-out"))

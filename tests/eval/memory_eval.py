@@ -174,6 +174,27 @@ def check_held_out(mine: dict[str, list[int]], base: dict[str, list[int]], min_t
     assert top1 / n >= min_top1 and top3 / n >= min_top3, (top1 / n, top3 / n)
 
 
+HELD_OUT_CATEGORIES = frozenset({"exact", "paraphrase", "status", "long_log", "heading_trap", "boundary"})
+
+
+def check_well_formed(held_out: tuple[Path, Path], cases: list[dict], min_cases: int, min_files: int,
+                      categories: frozenset[str] = HELD_OUT_CATEGORIES) -> None:
+    """What every held-out set's test asserts of the set itself: its size, its categories, and that each expected
+    answer stands in its file (each test adds what is particular to its set)."""
+    corpus, cases_path = held_out
+    assert len(cases) >= min_cases and len(memory_files(corpus)) >= min_files
+    assert {c["category"] for c in cases} == categories
+    check_answers_stand_in_their_files(corpus, cases_path, cases)
+
+
+def scored(title: str, libraries: list, cases: list[dict], capsys) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
+    """The engine's and the baseline's scores on a held-out set, their table printed past pytest's capture."""
+    mine, base = score(libraries, cases, engine), score(libraries, cases, baseline)
+    with capsys.disabled():
+        print(report(f"memory search, {title} ({len(cases)} questions, {len(libraries)} memory files)", mine, base))
+    return mine, base
+
+
 def evaluate(name: str, corpus: Path, cases_path: Path, show_misses: bool = False) -> str:
     cases = load_cases(corpus, cases_path)
     with tempfile.TemporaryDirectory(prefix="memq-eval-") as tmp:

@@ -9,44 +9,17 @@ set is what it says it is, so that changes to the engine are judged here rather 
 
 from __future__ import annotations
 
-import pytest
+from .memory_eval import HELDOUT, check_well_formed, scored
 
-from .memory_eval import (
-    HELDOUT,
-    baseline,
-    check_answers_stand_in_their_files,
-    engine,
-    load_cases,
-    load_libraries,
-    memory_files,
-    report,
-    score,
-)
-
-CORPUS, CASES = HELDOUT
-CATEGORIES = {"exact", "status", "paraphrase", "chinese", "untagged", "long_log"}
+HELD_OUT = HELDOUT
+CATEGORIES = frozenset({"exact", "status", "paraphrase", "chinese", "untagged", "long_log"})
 
 
-@pytest.fixture(scope="module")
-def cases():
-    return load_cases(CORPUS, CASES)
+def test_the_held_out_set_is_well_formed(held_out_cases):
+    check_well_formed(HELD_OUT, held_out_cases, min_cases=40, min_files=10, categories=CATEGORIES)
+    assert sum(c["lang"] == "zh" for c in held_out_cases) * 3 >= len(held_out_cases)
 
 
-@pytest.fixture(scope="module")
-def libraries(tmp_path_factory):
-    return load_libraries(CORPUS, tmp_path_factory.mktemp("heldout"))
-
-
-def test_the_held_out_set_is_well_formed(cases):
-    assert len(cases) >= 40 and len(memory_files(CORPUS)) >= 10
-    assert {c["category"] for c in cases} == CATEGORIES
-    assert sum(c["lang"] == "zh" for c in cases) * 3 >= len(cases)
-    check_answers_stand_in_their_files(CORPUS, CASES, cases)
-
-
-def test_held_out_scores_are_reported(libraries, cases, capsys):
-    mine, base = score(libraries, cases, engine), score(libraries, cases, baseline)
-    with capsys.disabled():
-        print(report(f"memory search, held-out set ({len(cases)} questions, {len(libraries)} memory files)",
-                     mine, base))
-    assert sum(row[0] for row in mine.values()) == len(cases)
+def test_held_out_scores_are_reported(held_out_libraries, held_out_cases, capsys):
+    mine, _ = scored("held-out set", held_out_libraries, held_out_cases, capsys)
+    assert sum(row[0] for row in mine.values()) == len(held_out_cases)

@@ -22,48 +22,19 @@ test lets stand at that size and no larger. Status questions are the weakest cat
 
 from __future__ import annotations
 
-import pytest
+from .memory_eval import HELDOUT3, check_held_out, check_well_formed, scored
 
-from .memory_eval import (
-    HELDOUT3,
-    baseline,
-    check_answers_stand_in_their_files,
-    check_held_out,
-    engine,
-    load_cases,
-    load_libraries,
-    memory_files,
-    report,
-    score,
-)
-
-CORPUS, CASES = HELDOUT3
-CATEGORIES = {"exact", "paraphrase", "status", "long_log", "heading_trap", "boundary"}
+HELD_OUT = HELDOUT3
 MIN_TOP1 = 0.83
 MIN_TOP3 = 0.89
 BEHIND = {("paraphrase", "top1"): 1}  # questions the engine may be behind the baseline by, where it is now
 
 
-@pytest.fixture(scope="module")
-def cases():
-    return load_cases(CORPUS, CASES)
+def test_the_third_held_out_set_is_well_formed(held_out_cases):
+    check_well_formed(HELD_OUT, held_out_cases, min_cases=50, min_files=14)
+    assert sum(c["lang"] == "zh" for c in held_out_cases) * 2 >= len(held_out_cases)  # half Chinese
 
 
-@pytest.fixture(scope="module")
-def libraries(tmp_path_factory):
-    return load_libraries(CORPUS, tmp_path_factory.mktemp("heldout3"))
-
-
-def test_the_third_held_out_set_is_well_formed(cases):
-    assert len(cases) >= 50 and len(memory_files(CORPUS)) >= 14
-    assert {c["category"] for c in cases} == CATEGORIES
-    assert sum(c["lang"] == "zh" for c in cases) * 2 >= len(cases)  # half Chinese
-    check_answers_stand_in_their_files(CORPUS, CASES, cases)
-
-
-def test_memory_search_on_the_third_held_out_set(libraries, cases, capsys):
-    mine, base = score(libraries, cases, engine), score(libraries, cases, baseline)
-    with capsys.disabled():
-        print(report(f"memory search, third held-out set ({len(cases)} questions, {len(libraries)} memory files)",
-                     mine, base))
+def test_memory_search_on_the_third_held_out_set(held_out_libraries, held_out_cases, capsys):
+    mine, base = scored("third held-out set", held_out_libraries, held_out_cases, capsys)
     check_held_out(mine, base, MIN_TOP1, MIN_TOP3, BEHIND)

@@ -27,51 +27,23 @@ category here (`BEHIND` is empty). Paraphrases that share few words with the ans
 
 from __future__ import annotations
 
-import pytest
+from .memory_eval import HELDOUT5, check_held_out, check_well_formed, memory_files, scored
 
-from .memory_eval import (
-    HELDOUT5,
-    baseline,
-    check_answers_stand_in_their_files,
-    check_held_out,
-    engine,
-    load_cases,
-    load_libraries,
-    memory_files,
-    report,
-    score,
-)
-
-CORPUS, CASES = HELDOUT5
-CATEGORIES = {"exact", "paraphrase", "status", "long_log", "heading_trap", "boundary"}
+HELD_OUT = HELDOUT5
 MIN_TOP1 = 0.53
 MIN_TOP3 = 0.72
 BEHIND: dict[tuple[str, str], int] = {}  # questions the engine may be behind the baseline by, where it is now
 
 
-@pytest.fixture(scope="module")
-def cases():
-    return load_cases(CORPUS, CASES)
-
-
-@pytest.fixture(scope="module")
-def libraries(tmp_path_factory):
-    return load_libraries(CORPUS, tmp_path_factory.mktemp("heldout5"))
-
-
-def test_the_fifth_held_out_set_is_well_formed(cases):
-    assert len(cases) >= 70 and len(memory_files(CORPUS)) >= 15
-    assert {c["category"] for c in cases} == CATEGORIES
+def test_the_fifth_held_out_set_is_well_formed(held_out_cases):
+    cases = held_out_cases
+    check_well_formed(HELD_OUT, cases, min_cases=70, min_files=15)
     assert sum(c["lang"] == "zh" for c in cases) * 2 >= len(cases)  # half Chinese
     assert sum(c["category"] == "paraphrase" for c in cases) >= 22  # many paraphrases, in both languages
     assert {c["lang"] for c in cases if c["category"] == "paraphrase"} == {"en", "zh"}
-    assert any(len(path.read_text(encoding="utf-8").splitlines()) >= 500 for path in memory_files(CORPUS))
-    check_answers_stand_in_their_files(CORPUS, CASES, cases)
+    assert any(len(path.read_text(encoding="utf-8").splitlines()) >= 500 for path in memory_files(HELD_OUT[0]))
 
 
-def test_memory_search_on_the_fifth_held_out_set(libraries, cases, capsys):
-    mine, base = score(libraries, cases, engine), score(libraries, cases, baseline)
-    with capsys.disabled():
-        print(report(f"memory search, fifth held-out set ({len(cases)} questions, {len(libraries)} memory files)",
-                     mine, base))
+def test_memory_search_on_the_fifth_held_out_set(held_out_libraries, held_out_cases, capsys):
+    mine, base = scored("fifth held-out set", held_out_libraries, held_out_cases, capsys)
     check_held_out(mine, base, MIN_TOP1, MIN_TOP3, BEHIND)
