@@ -8,6 +8,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -147,8 +148,6 @@ def test_an_index_already_built_is_opened_in_process_without_a_builder(qtbot, ma
 
 def test_an_index_of_an_older_schema_is_built_again_in_a_builder_process(qtbot, make_workspace, monkeypatch):
     """A new version that reads every file again (a schema change) does it as a first build is done: apart."""
-    import sqlite3
-
     from knit_desktop.core.paths import index_db_path
 
     root = make_workspace({f"n{i}.md": f"# Note {i}\n\nbody {i}" for i in range(20)})
@@ -316,8 +315,14 @@ def test_cancelling_a_builder_where_there_are_no_process_groups_stops_it(tmp_pat
     assert asked and _builders() == []
 
 
-def test_a_library_folder_whose_builder_fails_says_so_and_the_other_folders_still_open(qtbot, tmp_path,
-                                                                                         make_workspace, monkeypatch):
+@pytest.mark.parametrize("error, problem", [
+    (building.BuilderFailed("the indexing process ended before it was done (stopped by SIGKILL)"),
+     "cannot index it: the indexing process ended before it was done (stopped by SIGKILL)"),
+    (sqlite3.DatabaseError("database disk image is malformed"),
+     "cannot index it: DatabaseError: database disk image is malformed"),
+], ids=["builder-killed", "any-error"])
+def test_a_library_folder_whose_build_fails_says_so_and_the_other_folders_still_open(
+        qtbot, tmp_path, make_workspace, monkeypatch, error, problem):
     root = make_workspace({"notes.md": "# Notes\n\nthe workspace's own note\n"})
     Workspace.open_persistent(str(root)).close()
     broken = _many_notes(tmp_path / "broken", 30)
@@ -326,7 +331,7 @@ def test_a_library_folder_whose_builder_fails_says_so_and_the_other_folders_stil
 
     def build_apart(real: str, *args):
         if real == os.path.realpath(broken):
-            raise building.BuilderFailed("the indexing process ended before it was done (stopped by SIGKILL)")
+            raise error
         return original(real, *args)
 
     monkeypatch.setattr(building, "build_apart", build_apart)
@@ -337,37 +342,7 @@ def test_a_library_folder_whose_builder_fails_says_so_and_the_other_folders_stil
         with qtbot.waitSignal(service.libraryChanged, timeout=60_000) as changed:
             service.set_library([str(broken), str(fine)])
         problems = {Path(f.root).name: f.problem for f in changed.args[0]}
-        assert problems == {"broken": "cannot index it: the indexing process ended before it was done "
-                                      "(stopped by SIGKILL)", "fine": ""}
-        assert errors == []
-    finally:
-        assert service.stop()
-
-
-def test_a_library_folder_whose_build_fails_with_any_error_says_so_and_the_others_still_open(
-        qtbot, tmp_path, make_workspace, monkeypatch):
-    import sqlite3
-
-    root = make_workspace({"notes.md": "# Notes\n\nthe workspace's own note\n"})
-    Workspace.open_persistent(str(root)).close()
-    broken = _many_notes(tmp_path / "broken", 30)
-    fine = _many_notes(tmp_path / "fine", 30)
-    original = building.build_apart
-
-    def build_apart(real: str, *args):
-        if real == os.path.realpath(broken):
-            raise sqlite3.DatabaseError("database disk image is malformed")
-        return original(real, *args)
-
-    monkeypatch.setattr(building, "build_apart", build_apart)
-    service, _, _ = _open_service(qtbot, root)
-    errors: list = []
-    service.failed.connect(lambda *args: errors.append(args))
-    try:
-        with qtbot.waitSignal(service.libraryChanged, timeout=60_000) as changed:
-            service.set_library([str(broken), str(fine)])
-        problems = {Path(f.root).name: f.problem for f in changed.args[0]}
-        assert problems == {"broken": "cannot index it: DatabaseError: database disk image is malformed", "fine": ""}
+        assert problems == {"broken": problem, "fine": ""}
         assert errors == []
     finally:
         assert service.stop()

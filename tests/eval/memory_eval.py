@@ -178,12 +178,16 @@ HELD_OUT_CATEGORIES = frozenset({"exact", "paraphrase", "status", "long_log", "h
 
 
 def check_well_formed(held_out: tuple[Path, Path], cases: list[dict], min_cases: int, min_files: int,
-                      categories: frozenset[str] = HELD_OUT_CATEGORIES) -> None:
-    """What every held-out set's test asserts of the set itself: its size, its categories, and that each expected
-    answer stands in its file (each test adds what is particular to its set)."""
+                      categories: frozenset[str] = HELD_OUT_CATEGORIES, min_paraphrases: int = 0) -> None:
+    """What every held-out set's test asserts of the set itself: its size, its categories, that each expected
+    answer stands in its file, and with `min_paraphrases` that many paraphrases in both languages (each test adds
+    what is particular to its set)."""
     corpus, cases_path = held_out
     assert len(cases) >= min_cases and len(memory_files(corpus)) >= min_files
     assert {c["category"] for c in cases} == categories
+    if min_paraphrases:
+        assert sum(c["category"] == "paraphrase" for c in cases) >= min_paraphrases
+        assert {c["lang"] for c in cases if c["category"] == "paraphrase"} == {"en", "zh"}
     check_answers_stand_in_their_files(corpus, cases_path, cases)
 
 

@@ -36,10 +36,8 @@ BEHIND = {("paraphrase", "top1"): 1}  # questions the engine may be behind the b
 
 def test_the_sixth_held_out_set_is_well_formed(held_out_cases):
     cases = held_out_cases
-    check_well_formed(HELD_OUT, cases, min_cases=70, min_files=15)
+    check_well_formed(HELD_OUT, cases, min_cases=70, min_files=15, min_paraphrases=22)  # in both languages
     assert sum(c["lang"] == "zh" for c in cases) * 2 >= len(cases)  # half Chinese
-    assert sum(c["category"] == "paraphrase" for c in cases) >= 22  # many paraphrases, in both languages
-    assert {c["lang"] for c in cases if c["category"] == "paraphrase"} == {"en", "zh"}
     assert sum(len(path.read_text(encoding="utf-8").splitlines()) >= 500 for path in memory_files(HELD_OUT[0])) >= 2
 
 
