@@ -683,25 +683,19 @@ def _bm25(candidates: list[_Candidate], q: set[str], order: tuple[str, ...] = ()
     return out
 
 
-def _boost(query: str, q: set[str], candidate: _Candidate, asks_status: bool,
-           memo: dict[tuple, float] | None = None) -> float:
+def _boost(query: str, q: set[str], candidate: _Candidate, asks_status: bool) -> float:
     """How much the seed's dimensions lift an entry that holds some of the query's words (× 1 to × 2.8 for an
-    untagged library whose title and name hold every word of the query). `memo` keeps, for one query, what the
-    entries of one heading or one library share."""
+    untagged library whose title and name hold every word of the query). What the entries of one heading or one
+    library share is worked out once (`_covered`)."""
     library, chapter = candidate.library, candidate.chapter
     if library.tagged:
         return 1 + TOPIC_SCALE * candidate.topic
-    memo = {} if memo is None else memo
+    asked = frozenset(q)
     title = chapter.title if not chapter.implicit else ""
-    key = ("heading", title, candidate.entry.heading)
-    heading = memo.get(key)
-    if heading is None:
-        heading = memo[key] = coverage(q, units(f"{title} {candidate.entry.heading}"))
+    heading = _covered(asked, _label_units(f"{title} {candidate.entry.heading}"))
     if len(q) == 1 and not asks_status:
         heading *= SHORT_QUERY_FACTOR  # one word in a title is weak evidence, unless it names what a status is about
-    named = memo.get(("library", library.path, ""))
-    if named is None:
-        named = memo[("library", library.path, "")] = coverage(q, _library_units(library))
+    named = _covered(asked, _library_units(library))
     return 1 + (W_LOOSE_HEADING_STATUS if asks_status else W_LOOSE_HEADING) * heading + W_LOOSE_LIBRARY * named
 
 
@@ -730,13 +724,12 @@ def search(libraries: list[Library], query: str, max_hits: int = DEFAULT_HITS) -
     order = tuple(t for t in _latin_sequence(topic_text) if t in q or not t)  # "" keeps words apart
     shapes = [shape for asks, shape in ANSWER_SHAPES if asks.search(query)]
     function_words = frozenset(_function_words(topic_text))
-    boosts: dict[tuple, float] = {}  # what `_boost` computed for a heading or a library, for this query
     for candidate, (body, held, answer) in zip(candidates, _bm25(candidates, q, order, function_words)):
         if answer is not candidate.entry:
             candidate = _Candidate(candidate.library, candidate.chapter, answer, candidate.topic)
         score = 0.0
         if body > 0:
-            score = body * (1 - COORDINATION + COORDINATION * held) * _boost(query, q, candidate, asks_status, boosts)
+            score = body * (1 - COORDINATION + COORDINATION * held) * _boost(query, q, candidate, asks_status)
         if score > 0 and shapes and any(shape.search(candidate.entry.text) for shape in shapes):
             score *= ANSWER_FACTOR
         if score > 0 and asks_status:
