@@ -130,3 +130,37 @@ def test_an_open_window_holds_full_collections_and_its_close_gives_them_back(qtb
     finally:
         knit.close()
     assert gc.get_threshold() == before
+
+
+def _recording_open(monkeypatch) -> list[bool]:
+    """Workspace.open_persistent, noting whether automatic full collections were held while it ran."""
+    held: list[bool] = []
+    real = Workspace.open_persistent.__func__
+
+    def recording(cls, *args, **kwargs):
+        held.append(full_collections_held())
+        return real(cls, *args, **kwargs)
+
+    monkeypatch.setattr(Workspace, "open_persistent", classmethod(recording))
+    return held
+
+
+def test_knit_desktop_index_builds_without_automatic_full_collections(make_workspace, monkeypatch, tmp_path):
+    from knit_desktop.cli import main
+
+    monkeypatch.setenv("KNIT_DESKTOP_HOME", str(tmp_path / "home"))
+    root = make_workspace({"notes/a.md": "# A\n\ncache eviction", "notes/b.md": "# B\n\nvector clocks"})
+    held = _recording_open(monkeypatch)
+    assert main(["index", "--workspace", str(root)]) == 0
+    assert held == [True] and not full_collections_held()
+
+
+def test_the_builder_process_builds_without_automatic_full_collections(make_workspace, monkeypatch, tmp_path):
+    from knit_desktop.core.building import built
+
+    monkeypatch.setenv("KNIT_DESKTOP_HOME", str(tmp_path / "home"))
+    root = make_workspace({"notes/a.md": "# A\n\ncache eviction"})
+    held = _recording_open(monkeypatch)
+    workspace = built(str(root))
+    workspace.close()
+    assert held == [True] and not full_collections_held() and len(workspace.index.docs) == 1

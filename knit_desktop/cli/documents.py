@@ -6,6 +6,7 @@ import argparse
 import time
 from collections import Counter
 
+from ..core.heap import holding_full_collections
 from ..core.index.pins import Pins
 from ..core.output.payloads import context_payload, rank_payload
 from ..core.output.render import render_context, render_rank
@@ -83,7 +84,8 @@ def cmd_peek(args: argparse.Namespace) -> int:
 def cmd_index(args: argparse.Namespace) -> int:
     bar = ProgressBar()
     started = time.monotonic()
-    workspace = Workspace.open_persistent(workspace_root(args), bar)
+    with holding_full_collections():
+        workspace = Workspace.open_persistent(workspace_root(args), bar)
     bar.finish()
     say_notice(workspace)
     elapsed = time.monotonic() - started

@@ -27,6 +27,7 @@ from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING
 
+from .heap import holding_full_collections
 from .index.preparing import end_with_parent
 from .index.scan import holds_at_least
 from .index.store import SCHEMA_VERSION
@@ -184,6 +185,13 @@ def _stop(child: BaseProcess, grace_s: float) -> None:
         child.close()
 
 
+def built(root: str, progress: Progress | None = None) -> Workspace:
+    """The builder process's build: the workspace's persistent index opened, and so brought up to date, with no
+    automatic full collection meanwhile (see core/heap.py `holding_full_collections`)."""
+    with holding_full_collections():
+        return Workspace.open_persistent(root, progress)
+
+
 def _build(root: str, send: Connection, parent: int) -> None:
     """The builder process: open (and so index) the workspace's persistent index, saying how far it got."""
     send.send(("started",))  # (it got here: the interpreter and the engine load)
@@ -205,7 +213,7 @@ def _build(root: str, send: Connection, parent: int) -> None:
             send.send(("progress", done, total, rel))
 
     try:
-        workspace = Workspace.open_persistent(root, tell)
+        workspace = built(root, tell)
         report = workspace.last_refresh
         workspace.close()
     except Exception as exc:  # noqa: BLE001 - sent to the caller, who raises it

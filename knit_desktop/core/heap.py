@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import gc
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 HELD_FULL_THRESHOLD = 1_000_000  # young collections before an automatic full one while held: in practice never
 
@@ -51,6 +53,18 @@ def release_full_collections() -> None:
     """End the innermost hold: the thresholds go back to what they were before it."""
     if _held:
         gc.set_threshold(*_held.pop())
+
+
+@contextmanager
+def holding_full_collections() -> Iterator[None]:
+    """`hold_full_collections` for the length of a `with` block: for a process whose job is one build (the builder
+    process, `knit-desktop index`). Its index only grows while it builds, so each full collection walked all of it
+    again, five times in a build of 20,000 files: a fifth of the indexing process's processor time."""
+    hold_full_collections()
+    try:
+        yield
+    finally:
+        release_full_collections()
 
 
 def full_collections_held() -> bool:
