@@ -34,6 +34,16 @@ def test_version():
     assert out.returncode == 0 and out.stdout.strip() == f"knit-desktop {__version__}"
 
 
+def test_the_command_line_loads_no_engine_before_a_command_runs():
+    """What every command pays before its own work (and before `rank`'s walk ahead starts): not the engine, not
+    the tokeniser and its patterns, not NumPy, not Qt."""
+    code = ("import sys, knit_desktop.cli; "
+            "print(sorted(m for m in sys.modules if m.startswith(('knit_desktop.core.text', 'knit_desktop.core.rank', "
+            "'numpy', 'PySide6'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "[]", out.stderr
+
+
 def test_rank_json_shape_and_order(ws, now_ms):
     out = run("rank", "--workspace", str(ws), "--query", "attachment cache", "--now", str(now_ms), "--json")
     assert out.returncode == 0, out.stderr

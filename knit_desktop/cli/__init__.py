@@ -17,7 +17,6 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from ..core.index.boundary import UnsafeWorkspace, WorkspaceNotFound, check_workspace
-from ..core.text.tokens import escape_controls
 from .parser import EXIT_BROKEN_PIPE, EXIT_NO_WORKSPACE, EXIT_USAGE, UsageError, build_parser
 
 if TYPE_CHECKING:
@@ -154,6 +153,10 @@ def _walk_ahead(args: argparse.Namespace) -> BackgroundScan | None:
 
 
 def _error(message: str) -> None:
+    # Imported here: the tokeniser compiles its CJK patterns on import (4 ms), which every command would pay
+    # before its walk ahead starts, for a line only a failure prints.
+    from ..core.text.tokens import escape_controls
+
     line = " ".join(escape_controls(message).split())
     with contextlib.suppress(OSError, ValueError):
         print(f"knit-desktop: error: {line[:1000]}", file=sys.stderr)
