@@ -389,3 +389,38 @@ def test_opening_an_index_writes_nothing_to_it(make_workspace, files):
     IndexStore(db, str(root)).close()
     Workspace.open_persistent(str(root), trust_watcher=True).close()
     assert db.read_bytes()[24:28] == counter
+
+
+def test_a_first_build_leaves_the_database_compact_and_a_small_change_does_not_compact_it_again(make_workspace,
+                                                                                              monkeypatch, tmp_path):
+    """Rows arrive in walk order, not name order, and leave the pages of the files table partly empty: the save
+    after a first build compacts the file; a later save compacts again only once the file has doubled."""
+    from knit_desktop.core.index import store as store_module
+
+    monkeypatch.setattr(store_module, "COMPACT_MIN_PAGES", 8, raising=False)
+    names = [f"topic-{(i * 7919) % 600:04d}/note-{(i * 104729) % 600:04d}-about-something.md" for i in range(600)]
+    root = make_workspace({rel: f"# Note {rel}\n\nA line about {rel} and more.\n" for rel in names})
+    Workspace.open_persistent(str(root)).close()
+    db = index_db_path(str(root.resolve()))
+
+    def pages(path: Path) -> int:
+        check = sqlite3.connect(path)
+        try:
+            return check.execute("PRAGMA page_count").fetchone()[0]
+        finally:
+            check.close()
+
+    check = sqlite3.connect(db)
+    check.execute(f"VACUUM INTO '{tmp_path / 'compact.sqlite3'}'")
+    compacted = check.execute("SELECT value FROM meta WHERE key = 'compacted_pages'").fetchone()
+    check.close()
+    assert pages(db) <= pages(tmp_path / "compact.sqlite3") and pages(db) > 8
+    assert compacted is not None and int(compacted[0]) == pages(db)
+
+    (root / names[0]).write_text("# Changed\n\nNew words here.\n", encoding="utf-8")
+    ws = Workspace.open_persistent(str(root))
+    assert ws.last_refresh.changed == 1
+    ws.close()
+    check = sqlite3.connect(db)
+    assert check.execute("SELECT value FROM meta WHERE key = 'compacted_pages'").fetchone() == compacted
+    check.close()
