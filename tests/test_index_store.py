@@ -424,3 +424,34 @@ def test_a_first_build_leaves_the_database_compact_and_a_small_change_does_not_c
     check = sqlite3.connect(db)
     assert check.execute("SELECT value FROM meta WHERE key = 'compacted_pages'").fetchone() == compacted
     check.close()
+
+
+def test_content_hashes_are_stored_as_bytes_and_still_tell_a_touch_from_an_edit(make_workspace, files, now_ms):
+    """A row keeps its content hash as 16 bytes. A start that rebuilds from the rows (no snapshot) compares a
+    file's bytes with that hash: the same bytes under a new modification time are a touch (not read again), other
+    bytes of the same size are an edit (read again and searchable)."""
+    root = make_workspace(files)
+    Workspace.open_persistent(str(root)).close()
+    db = index_db_path(str(root.resolve()))
+    check = sqlite3.connect(db)
+    stored = check.execute("SELECT typeof(content_hash), length(content_hash) FROM files WHERE kind = 'md'"
+                           " AND state = 'indexed'").fetchall()
+    assert stored and set(stored) == {("blob", 16)}
+    check.execute("DELETE FROM snapshot")  # the next start reads the hashes from the rows
+    check.commit()
+    check.close()
+    os.utime(root / "docs/cache.md", (12345, 12345))
+    sync = root / "docs/sync.md"
+    text = sync.read_text(encoding="utf-8")
+    edited = text.replace("Vector clocks merge", "Quantum pixies mend")
+    assert len(edited) == len(text)
+    sync.write_text(edited, encoding="utf-8")
+    os.utime(sync, (23456, 23456))
+
+    ws = Workspace.open_persistent(str(root))
+    assert ws.last_refresh.loaded_from == "rows"
+    assert (ws.last_refresh.touched, ws.last_refresh.changed) == (1, 1)
+    assert order(ws, "quantum pixies", now_ms)[:1] == ["docs/sync.md"]
+    assert ws.index.get("docs/sync.md").content_hash == documents.content_hash(sync.read_bytes())
+    assert ws.index.get("docs/cache.md").content_hash == documents.content_hash((root / "docs/cache.md").read_bytes())
+    ws.close()

@@ -46,7 +46,7 @@ from .scan import FileStatus
 from .search_index import SearchIndex, peek_posting_list
 from .watch_lease import lease_is_held
 
-SCHEMA_VERSION = 4  # 4: files keyed by name alone (WITHOUT ROWID); 3: titles and summaries keep the underscores inside names (rebuilt to read them again); 2: the change journal; Markdown and text bodies no longer stored
+SCHEMA_VERSION = 5  # 5: content hashes as their 16 bytes; 4: files keyed by name alone (WITHOUT ROWID); 3: titles and summaries keep the underscores inside names (rebuilt to read them again); 2: the change journal; Markdown and text bodies no longer stored
 SNAPSHOT_FORMAT = 9  # 9: document metadata as columns (doc_table.py); 8: field lengths as one flat uint32 buffer
 OLDEST_CONVERTED_FORMAT = 8  # a snapshot this old or newer is loaded and saved again in the current format
 # Snapshot lists are marshalled in slices: one marshal call holds the GIL throughout, and a 20,000-document list
@@ -76,7 +76,8 @@ CACHED_BODIES = 64  # bodies a store keeps after reading them (about two context
 BODY_FROM_FILE_KINDS = frozenset({"md", "txt"})
 
 # `files` is keyed by the file's name alone (WITHOUT ROWID): with a rowid, its primary key was a second B-tree
-# holding every name again (1.36 MB of a 20,000-file index of 10 MB).
+# holding every name again (1.36 MB of a 20,000-file index of 10 MB). A content hash is kept as its 16 bytes, not
+# as the 32 characters of its hex text (see _stored_hash).
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files (
@@ -84,7 +85,7 @@ CREATE TABLE IF NOT EXISTS files (
     kind TEXT NOT NULL,
     mtime_ms INTEGER NOT NULL,
     size INTEGER NOT NULL,
-    content_hash TEXT NOT NULL DEFAULT '',
+    content_hash BLOB NOT NULL DEFAULT x'',
     state TEXT NOT NULL,
     reason TEXT NOT NULL DEFAULT '',
     title TEXT NOT NULL DEFAULT '',
@@ -452,7 +453,7 @@ class IndexStore:
     def rows(self, only_problems: bool = False) -> dict[str, FileRow]:
         query = "SELECT rel, kind, mtime_ms, size, content_hash, state, reason FROM files"
         cursor = self.db.execute(query + (" WHERE state != 'indexed'" if only_problems else ""))
-        return {r[0]: FileRow(*r) for r in cursor}
+        return {r[0]: FileRow(r[0], r[1], r[2], r[3], _hash_text(r[4]), r[5], r[6]) for r in cursor}
 
     def put_document(self, doc: Document, refs: list[Ref]) -> None:
         """Record an indexed document (call inside a transaction)."""
@@ -462,7 +463,7 @@ class IndexStore:
             "INSERT OR REPLACE INTO files (rel, kind, mtime_ms, size, content_hash, state, reason, title, summary,"
             " body, truncated, page_starts, refs) VALUES (?, ?, ?, ?, ?, 'indexed', ?, ?, ?, ?, ?, ?, ?)",
             (
-                doc.rel, doc.kind, doc.mtime_ms, doc.size, doc.content_hash,
+                doc.rel, doc.kind, doc.mtime_ms, doc.size, _stored_hash(doc.content_hash),
                 doc.status_note,
                 doc.title, doc.summary,
                 None if doc.kind in BODY_FROM_FILE_KINDS else zlib.compress(doc.body.encode("utf-8", "surrogatepass"), 1),
@@ -547,8 +548,8 @@ class IndexStore:
     def _document_of(self, row: tuple) -> tuple[Document, list[Ref]]:
         rel, kind, mtime, size, digest, title, summary, body, truncated, pages, refs, reason = row
         text = self._body_of(rel, kind, body)
-        doc = Document(rel, kind, title, summary, mtime, size, text, bool(truncated), digest, json.loads(pages),
-                       reason if reason != TRUNCATED_NOTE else "")
+        doc = Document(rel, kind, title, summary, mtime, size, text, bool(truncated), _hash_text(digest),
+                       json.loads(pages), reason if reason != TRUNCATED_NOTE else "")
         return doc, [Ref(raw, line) for raw, line in json.loads(refs)]
 
     # --- snapshot ------------------------------------------------------------------------------------
@@ -731,6 +732,23 @@ class IndexStore:
         index.version = 1
         refs = {rel: [Ref(raw, line) for raw, line in items] for rel, items in refs_items}
         return index, refs, since
+
+
+def _stored_hash(digest: str) -> bytes | str:
+    """A content hash as its row keeps it: the bytes of a hex digest (16 for ours; half the size of the text), or
+    anything else as the text it is (read back unchanged by _hash_text)."""
+    try:
+        raw = bytes.fromhex(digest)
+    except ValueError:
+        return digest
+    return raw if raw.hex() == digest else digest
+
+
+def _hash_text(stored: bytes | str | None) -> str:
+    """The content hash a row keeps, as the hex text documents and the change check compare."""
+    if isinstance(stored, bytes):
+        return stored.hex()
+    return stored or ""
 
 
 def _is_disk_full(exc: BaseException) -> bool:
