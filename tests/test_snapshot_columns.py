@@ -147,10 +147,43 @@ def test_a_format_8_snapshot_opens_and_is_saved_again_in_the_current_format(make
     assert window.last_refresh.loaded_from == "snapshot" and window.last_refresh.changes == 0
     state = snapshot_state(root)
     assert state["format"] == store_module.SNAPSHOT_FORMAT and "blocks" not in state["postings"]
+    assert isinstance(state["trigrams"], dict)  # the slices converted to gaps
     assert postings_files(root) == [state["postings"]["file"]]
     window.close()
     again = Workspace.open_persistent(str(root), trust_watcher=True)
     assert not again.index.snapshot_outdated and ranked(again, "orbit telemetry", now_ms) == expected
+
+
+def _trigram_words(index):
+    return {key: [index.tokens[tid] for tid in ids] for key, ids in index.trigrams.items()}
+
+
+def test_trigram_lists_are_saved_as_gaps_and_read_back_the_same(make_workspace, files, now_ms):
+    """The fuzzy layer's trigram lists go into the snapshot as gaps between ascending token ids; a start reads back
+    the same lists (each made when first asked for), near-misses rank the same, and lists that grew after the
+    start (new words) are saved and read back too."""
+    root = make_workspace(files)
+    memory = Workspace.open(str(root))  # in memory, nothing saved
+    expected = dict(memory.index.trigrams)
+    expected_fuzzy = ranked(memory, "telemetri orbt", now_ms)
+    Workspace.open_persistent(str(root)).close()
+    state = snapshot_state(root)
+    assert isinstance(state["trigrams"], dict) and sorted(state["trigrams"]) == ["gaps", "keys", "lengths"]
+    ws = Workspace.open_persistent(str(root), trust_watcher=True)
+    assert ws.last_refresh.loaded_from == "snapshot"
+    assert ranked(ws, "telemetri orbt", now_ms) == expected_fuzzy and expected_fuzzy
+    assert dict(ws.index.trigrams.items()) == expected and list(ws.index.trigrams) == list(expected)
+
+    (root / "notes/zebra.md").write_text("# Zebrafish\n\nZebrafish telemetry from the quokka pens.\n", encoding="utf-8")
+    ws.apply_changes(["notes/zebra.md"])
+    ws.save()
+    grown = _trigram_words(ws.index)
+    ws.close()
+    again = Workspace.open_persistent(str(root), trust_watcher=True)
+    assert again.last_refresh.loaded_from == "snapshot"
+    assert _trigram_words(again.index) == grown and "zebrafish" in grown["ebr"]
+    assert ranked(again, "zebrafsh", now_ms) == ranked(Workspace.open(str(root)), "zebrafsh", now_ms)
+    assert ranked(again, "zebrafsh", now_ms)[0][0] == "notes/zebra.md"
 
 
 def test_an_unknown_or_older_snapshot_format_is_rebuilt_never_an_error(make_workspace, files, now_ms):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
 from typing import Any, cast
@@ -285,8 +285,8 @@ class SearchIndex:
         self._post_docs: list[array] = []  # uint32 document ids, ascending
         self._post_tfs: list[tuple[array, array, array]] = []  # uint16 counts in title, summary, body
         self._pending = PendingPostings()  # postings added since, not in those lists yet
-        self._trigrams: dict[str, list[int]] | None = {}
-        self._load_trigrams: Callable[[], dict[str, list[int]]] | None = None
+        self._trigrams: MutableMapping[str, list[int]] | None = {}
+        self._load_trigrams: Callable[[], MutableMapping[str, list[int]]] | None = None
         # The trigrams as the snapshot holds them, while they are not loaded: saved again as they are.
         self.packed_trigrams: object = None
         self.snapshot_outdated = False  # loaded from an older snapshot format: the next save writes the current one
@@ -352,7 +352,7 @@ class SearchIndex:
         self._post_docs, self._post_tfs, self._pending = post_docs, post_tfs, PendingPostings()
 
     @property
-    def trigrams(self) -> dict[str, list[int]]:
+    def trigrams(self) -> MutableMapping[str, list[int]]:
         """Token ids by Latin trigram, for the fuzzy layer; loaded from the snapshot on first use."""
         if self._trigrams is None:
             assert self._load_trigrams is not None
@@ -361,7 +361,7 @@ class SearchIndex:
             self.packed_trigrams = None
         return self._trigrams
 
-    def defer_trigrams(self, load: Callable[[], dict[str, list[int]]], packed: object) -> None:
+    def defer_trigrams(self, load: Callable[[], MutableMapping[str, list[int]]], packed: object) -> None:
         self._trigrams, self._load_trigrams, self.packed_trigrams = None, load, packed
 
     def __len__(self) -> int:
