@@ -455,3 +455,45 @@ def test_content_hashes_are_stored_as_bytes_and_still_tell_a_touch_from_an_edit(
     assert ws.index.get("docs/sync.md").content_hash == documents.content_hash(sync.read_bytes())
     assert ws.index.get("docs/cache.md").content_hash == documents.content_hash((root / "docs/cache.md").read_bytes())
     ws.close()
+
+
+# The tables of schema 3, the one before names keyed the files table alone and hashes were stored as bytes.
+_SCHEMA_3_FILES = """CREATE TABLE files (rel TEXT PRIMARY KEY, kind TEXT NOT NULL, mtime_ms INTEGER NOT NULL,
+    size INTEGER NOT NULL, content_hash TEXT NOT NULL DEFAULT '', state TEXT NOT NULL, reason TEXT NOT NULL DEFAULT '',
+    title TEXT NOT NULL DEFAULT '', summary TEXT NOT NULL DEFAULT '', body BLOB, truncated INTEGER NOT NULL DEFAULT 0,
+    page_starts TEXT NOT NULL DEFAULT '[]', refs TEXT NOT NULL DEFAULT '[]')"""
+
+
+def test_an_index_of_the_previous_schema_is_rebuilt_once_and_ranks_the_same(make_workspace, files, now_ms):
+    from knit_desktop.core.building import needs_cold_build
+
+    root = make_workspace(files)
+    ws = Workspace.open_persistent(str(root))
+    expected = order(ws, "attachment cache sync", now_ms)
+    ws.close()
+    # The same index as schema 3 kept it: a files table with a rowid, hashes as hex text.
+    db = index_db_path(str(root.resolve()))
+    old = sqlite3.connect(db)
+    rows = old.execute("SELECT * FROM files").fetchall()
+    old.execute("DROP TABLE files")
+    old.execute(_SCHEMA_3_FILES)
+    old.executemany("INSERT INTO files VALUES (" + ", ".join("?" * 13) + ")",
+                    [(*r[:4], r[4].hex() if isinstance(r[4], bytes) else r[4], *r[5:]) for r in rows])
+    old.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
+    old.commit()
+    old.close()
+    assert SCHEMA_VERSION > 3 and needs_cold_build(str(root.resolve()))
+
+    rebuilt = Workspace.open_persistent(str(root))
+    assert rebuilt.last_refresh.loaded_from == "rows" and rebuilt.last_refresh.added == len(files)
+    assert order(rebuilt, "attachment cache sync", now_ms) == expected
+    rebuilt.close()
+    assert not needs_cold_build(str(root.resolve()))
+    check = sqlite3.connect(db)
+    assert "WITHOUT ROWID" in check.execute("SELECT sql FROM sqlite_master WHERE name = 'files'").fetchone()[0]
+    assert {r[0] for r in check.execute("SELECT typeof(content_hash) FROM files WHERE state = 'indexed'")} == {"blob"}
+    check.close()
+    again = Workspace.open_persistent(str(root))  # once: the next start loads what the rebuild saved
+    assert again.last_refresh.loaded_from == "snapshot" and again.last_refresh.changes == 0
+    assert order(again, "attachment cache sync", now_ms) == expected
+    again.close()
