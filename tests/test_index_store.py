@@ -478,7 +478,8 @@ def test_an_index_of_the_previous_schema_is_rebuilt_once_and_ranks_the_same(make
     old.execute("DROP TABLE files")
     old.execute(_SCHEMA_3_FILES)
     old.executemany("INSERT INTO files VALUES (" + ", ".join("?" * 13) + ")",
-                    [(*r[:4], r[4].hex() if isinstance(r[4], bytes) else r[4], *r[5:]) for r in rows])
+                    [(*r[:4], r[4].hex() if isinstance(r[4], bytes) else r[4], *r[5:11], r[11] or "[]", r[12] or "[]")
+                     for r in rows])
     old.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
     old.commit()
     old.close()
@@ -496,4 +497,25 @@ def test_an_index_of_the_previous_schema_is_rebuilt_once_and_ranks_the_same(make
     again = Workspace.open_persistent(str(root))  # once: the next start loads what the rebuild saved
     assert again.last_refresh.loaded_from == "snapshot" and again.last_refresh.changes == 0
     assert order(again, "attachment cache sync", now_ms) == expected
+    again.close()
+
+
+def test_a_row_without_links_or_pages_stores_none_and_a_rebuild_from_the_rows_keeps_the_links(make_workspace, files):
+    root = make_workspace(files)
+    ws = Workspace.open_persistent(str(root))
+    links = {rel: list(refs) for rel, refs in ws.refs.items()}
+    ws.close()
+    assert list(links) == ["docs/cache.md"]
+    db = index_db_path(str(root.resolve()))
+    check = sqlite3.connect(db)
+    stored = dict(check.execute("SELECT rel, refs FROM files WHERE state = 'indexed'"))
+    assert stored["docs/sync.md"] is None and stored["docs/cache.md"] is not None
+    assert check.execute("SELECT count(*) FROM files WHERE page_starts IS NOT NULL").fetchone()[0] == 0
+    check.execute("DELETE FROM snapshot")
+    check.commit()
+    check.close()
+    again = Workspace.open_persistent(str(root))
+    assert again.last_refresh.loaded_from == "rows" and again.last_refresh.changes == 0
+    assert {rel: list(refs) for rel, refs in again.refs.items()} == links
+    assert all(doc.page_starts == [] for _, doc in again.index.documents())
     again.close()

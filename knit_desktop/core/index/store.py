@@ -46,7 +46,7 @@ from .scan import FileStatus
 from .search_index import SearchIndex, peek_posting_list
 from .watch_lease import lease_is_held
 
-SCHEMA_VERSION = 5  # 5: content hashes as their 16 bytes; 4: files keyed by name alone (WITHOUT ROWID); 3: titles and summaries keep the underscores inside names (rebuilt to read them again); 2: the change journal; Markdown and text bodies no longer stored
+SCHEMA_VERSION = 6  # 6: no page starts or links: NULL; 5: content hashes as their 16 bytes; 4: files keyed by name alone (WITHOUT ROWID); 3: titles and summaries keep the underscores inside names (rebuilt to read them again); 2: the change journal; Markdown and text bodies no longer stored
 SNAPSHOT_FORMAT = 10  # 10: trigram lists as gaps (_pack_trigrams); 9: document metadata as columns (doc_table.py); 8: field lengths as one flat uint32 buffer
 OLDEST_CONVERTED_FORMAT = 8  # a snapshot this old or newer is loaded and saved again in the current format
 # Snapshot lists are marshalled in slices: one marshal call holds the GIL throughout, and a 20,000-document list
@@ -77,7 +77,8 @@ BODY_FROM_FILE_KINDS = frozenset({"md", "txt"})
 
 # `files` is keyed by the file's name alone (WITHOUT ROWID): with a rowid, its primary key was a second B-tree
 # holding every name again (1.36 MB of a 20,000-file index of 10 MB). A content hash is kept as its 16 bytes, not
-# as the 32 characters of its hex text (see _stored_hash).
+# as the 32 characters of its hex text (see _stored_hash). Page starts and links are JSON lists, NULL when empty
+# (most rows: a Markdown file has no pages and often no links; the two '[]' took 4 bytes a row).
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files (
@@ -92,8 +93,8 @@ CREATE TABLE IF NOT EXISTS files (
     summary TEXT NOT NULL DEFAULT '',
     body BLOB,
     truncated INTEGER NOT NULL DEFAULT 0,
-    page_starts TEXT NOT NULL DEFAULT '[]',
-    refs TEXT NOT NULL DEFAULT '[]'
+    page_starts TEXT,
+    refs TEXT
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS snapshot (id INTEGER PRIMARY KEY CHECK (id = 1), generation INTEGER NOT NULL, data BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS changes (rel TEXT PRIMARY KEY, generation INTEGER NOT NULL);
@@ -467,7 +468,8 @@ class IndexStore:
                 doc.status_note,
                 doc.title, doc.summary,
                 None if doc.kind in BODY_FROM_FILE_KINDS else zlib.compress(doc.body.encode("utf-8", "surrogatepass"), 1),
-                int(doc.truncated), json.dumps(doc.page_starts), json.dumps([(r.raw, r.line) for r in refs]),
+                int(doc.truncated), json.dumps(doc.page_starts) if doc.page_starts else None,
+                json.dumps([(r.raw, r.line) for r in refs]) if refs else None,
             ),
         )
 
@@ -549,8 +551,8 @@ class IndexStore:
         rel, kind, mtime, size, digest, title, summary, body, truncated, pages, refs, reason = row
         text = self._body_of(rel, kind, body)
         doc = Document(rel, kind, title, summary, mtime, size, text, bool(truncated), _hash_text(digest),
-                       json.loads(pages), reason if reason != TRUNCATED_NOTE else "")
-        return doc, [Ref(raw, line) for raw, line in json.loads(refs)]
+                       json.loads(pages) if pages else [], reason if reason != TRUNCATED_NOTE else "")
+        return doc, [Ref(raw, line) for raw, line in json.loads(refs)] if refs else []
 
     # --- snapshot ------------------------------------------------------------------------------------
 
