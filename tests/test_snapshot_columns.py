@@ -561,3 +561,12 @@ def test_the_mcp_server_bounds_the_inflated_pieces_and_other_processes_do_not(mo
     monkeypatch.setattr(mcp_server.anyio, "run", no_session)
     assert mcp_server.serve(str(tmp_path), str(tmp_path / "no-dsh")) == 0
     assert doc_table._open_pieces_limit[0] == doc_table.OPEN_PIECES_BYTES
+
+
+def test_damaged_trigram_gaps_leave_the_fuzzy_layer_empty_never_an_error():
+    packed = store_module._pack_trigrams({"abc": [1, 4, 4, 9], "bcd": [2], "cde": [0, 70000]})
+    assert dict(store_module._trigrams_of(packed).items()) == {"abc": [1, 4, 4, 9], "bcd": [2], "cde": [0, 70000]}
+    for damaged in ({**packed, "gaps": packed["gaps"][:-3]}, {**packed, "gaps": compressed(b"\x01" * 12)},
+                    {**packed, "keys": compressed(b"abcbc")}, {**packed, "lengths": b"not zstd"},
+                    {k: v for k, v in packed.items() if k != "keys"}, {**packed, "gaps": 7}):
+        assert dict(store_module._trigrams_of(damaged)) == {}

@@ -751,7 +751,7 @@ def _hash_text(stored: bytes | str | None) -> str:
     """The content hash a row keeps, as the hex text documents and the change check compare."""
     if isinstance(stored, bytes):
         return stored.hex()
-    return stored or ""
+    return stored if isinstance(stored, str) else ""  # (NULL or a number in a damaged row: no hash, read again)
 
 
 def _is_disk_full(exc: BaseException) -> bool:
