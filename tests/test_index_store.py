@@ -478,8 +478,8 @@ def test_an_index_of_the_previous_schema_is_rebuilt_once_and_ranks_the_same(make
     old.execute("DROP TABLE files")
     old.execute(_SCHEMA_3_FILES)
     old.executemany("INSERT INTO files VALUES (" + ", ".join("?" * 13) + ")",
-                    [(*r[:4], r[4].hex() if isinstance(r[4], bytes) else r[4], *r[5:11], r[11] or "[]", r[12] or "[]")
-                     for r in rows])
+                    [(*r[:4], r[4].hex() if isinstance(r[4], bytes) else r[4], *r[5:7], r[7] or "", r[8] or "",
+                      *r[9:11], r[11] or "[]", r[12] or "[]") for r in rows])
     old.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
     old.commit()
     old.close()
@@ -518,4 +518,31 @@ def test_a_row_without_links_or_pages_stores_none_and_a_rebuild_from_the_rows_ke
     assert again.last_refresh.loaded_from == "rows" and again.last_refresh.changes == 0
     assert {rel: list(refs) for rel, refs in again.refs.items()} == links
     assert all(doc.page_starts == [] for _, doc in again.index.documents())
+    again.close()
+
+
+def test_text_titles_and_summaries_are_made_again_from_their_files_when_the_rows_are_read(make_workspace, files,
+                                                                                         now_ms):
+    """A Markdown or text file's row keeps no title or summary (the file's text gives them, as it gives the body);
+    a start that rebuilds from the rows has the same titles, summaries and ranking as the build."""
+    root = make_workspace(files)
+    ws = Workspace.open_persistent(str(root))
+    built = {d.rel: (d.title, d.summary) for _, d in ws.index.documents()}
+    expected = order(ws, "attachment cache sync todo", now_ms)
+    ws.close()
+    assert built["docs/cache.md"] == ("Attachment cache", "Eviction of the attachment cache.")
+    assert built["notes/todo.txt"] == ("todo", "Todo")
+    db = index_db_path(str(root.resolve()))
+    check = sqlite3.connect(db)
+    stored = check.execute("SELECT kind, title, summary FROM files WHERE state = 'indexed'").fetchall()
+    assert {(kind, title, summary) for kind, title, summary in stored if kind in ("md", "txt")} == {("md", None, None),
+                                                                                               ("txt", None, None)}
+    assert ("image", "cache", "") in stored  # other kinds keep theirs
+    check.execute("DELETE FROM snapshot")
+    check.commit()
+    check.close()
+    again = Workspace.open_persistent(str(root))
+    assert again.last_refresh.loaded_from == "rows" and again.last_refresh.changes == 0
+    assert {d.rel: (d.title, d.summary) for _, d in again.index.documents()} == built
+    assert order(again, "attachment cache sync todo", now_ms) == expected
     again.close()

@@ -268,6 +268,13 @@ def parse_text(text: str, file_name: str) -> tuple[str, str]:
     return title, ""
 
 
+def text_title_and_summary(text: str, rel: str, kind: str) -> tuple[str, str]:
+    """The title and summary of a Markdown or text file (`kind` "md" or "txt") with this text: a function of the text
+    and the file's name alone, so the index keeps neither for these kinds and makes them again from the file."""
+    name = rel.rsplit("/", 1)[-1]
+    return parse_markdown(text, name) if kind == "md" else parse_text(text, name)
+
+
 # --- reading files ----------------------------------------------------------------------------------
 
 
@@ -429,7 +436,7 @@ def extract_document(
         doc.content_hash = digest
         return doc
     text, truncated, digest, encoding = decode_text(data)
-    title, summary = parse_markdown(text, name) if kind == "md" else parse_text(text, name)
+    title, summary = text_title_and_summary(text, rel, kind)
     notes = [TRUNCATED_NOTE] if truncated else []
     if encoding:
         notes.append(f"decoded as {encoding}")

@@ -40,13 +40,20 @@ import zstandard
 
 from .boundary import OutsideWorkspace, os_path
 from .doc_table import DocumentColumns, DocumentTable, RowValues, compressed, decompressed
-from .documents import TRUNCATED_NOTE, Document, SkipFile, decode_text, read_indexed_bytes
+from .documents import (
+    TRUNCATED_NOTE,
+    Document,
+    SkipFile,
+    decode_text,
+    read_indexed_bytes,
+    text_title_and_summary,
+)
 from .links import Ref
 from .scan import FileStatus
 from .search_index import SearchIndex, peek_posting_list
 from .watch_lease import lease_is_held
 
-SCHEMA_VERSION = 6  # 6: no page starts or links: NULL; 5: content hashes as their 16 bytes; 4: files keyed by name alone (WITHOUT ROWID); 3: titles and summaries keep the underscores inside names (rebuilt to read them again); 2: the change journal; Markdown and text bodies no longer stored
+SCHEMA_VERSION = 7  # 7: no title or summary stored for Markdown and text; 6: no page starts or links: NULL; 5: content hashes as their 16 bytes; 4: files keyed by name alone (WITHOUT ROWID); 3: titles and summaries keep the underscores inside names (rebuilt to read them again); 2: the change journal; Markdown and text bodies no longer stored
 SNAPSHOT_FORMAT = 10  # 10: trigram lists as gaps (_pack_trigrams); 9: document metadata as columns (doc_table.py); 8: field lengths as one flat uint32 buffer
 OLDEST_CONVERTED_FORMAT = 8  # a snapshot this old or newer is loaded and saved again in the current format
 # Snapshot lists are marshalled in slices: one marshal call holds the GIL throughout, and a 20,000-document list
@@ -78,7 +85,9 @@ BODY_FROM_FILE_KINDS = frozenset({"md", "txt"})
 # `files` is keyed by the file's name alone (WITHOUT ROWID): with a rowid, its primary key was a second B-tree
 # holding every name again (1.36 MB of a 20,000-file index of 10 MB). A content hash is kept as its 16 bytes, not
 # as the 32 characters of its hex text (see _stored_hash). Page starts and links are JSON lists, NULL when empty
-# (most rows: a Markdown file has no pages and often no links; the two '[]' took 4 bytes a row).
+# (most rows: a Markdown file has no pages and often no links; the two '[]' took 4 bytes a row). A Markdown or text
+# file's title and summary are NULL: they are made again from the file's text, as its body is (BODY_FROM_FILE_KINDS;
+# they were 1.8 MB of a 20,000-file index of 8 MB, and the snapshot holds them too).
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files (
@@ -89,8 +98,8 @@ CREATE TABLE IF NOT EXISTS files (
     content_hash BLOB NOT NULL DEFAULT x'',
     state TEXT NOT NULL,
     reason TEXT NOT NULL DEFAULT '',
-    title TEXT NOT NULL DEFAULT '',
-    summary TEXT NOT NULL DEFAULT '',
+    title TEXT,
+    summary TEXT,
     body BLOB,
     truncated INTEGER NOT NULL DEFAULT 0,
     page_starts TEXT,
@@ -466,7 +475,7 @@ class IndexStore:
             (
                 doc.rel, doc.kind, doc.mtime_ms, doc.size, _stored_hash(doc.content_hash),
                 doc.status_note,
-                doc.title, doc.summary,
+                *((None, None) if doc.kind in BODY_FROM_FILE_KINDS else (doc.title, doc.summary)),
                 None if doc.kind in BODY_FROM_FILE_KINDS else zlib.compress(doc.body.encode("utf-8", "surrogatepass"), 1),
                 int(doc.truncated), json.dumps(doc.page_starts) if doc.page_starts else None,
                 json.dumps([(r.raw, r.line) for r in refs]) if refs else None,
@@ -550,6 +559,12 @@ class IndexStore:
     def _document_of(self, row: tuple) -> tuple[Document, list[Ref]]:
         rel, kind, mtime, size, digest, title, summary, body, truncated, pages, refs, reason = row
         text = self._body_of(rel, kind, body)
+        if kind in BODY_FROM_FILE_KINDS:
+            # Made from the file's text as indexing made them (a file gone since: its name, no summary, until the
+            # next look at the workspace removes it).
+            title, summary = text_title_and_summary(text, rel, kind)
+        else:
+            title, summary = title or "", summary or ""
         doc = Document(rel, kind, title, summary, mtime, size, text, bool(truncated), _hash_text(digest),
                        json.loads(pages) if pages else [], reason if reason != TRUNCATED_NOTE else "")
         return doc, [Ref(raw, line) for raw, line in json.loads(refs)] if refs else []
