@@ -67,11 +67,12 @@ def test_links_leading_out_are_listed_as_skipped_and_never_read(leaky):
     assert ws.preview("absolute.md").problem == PREVIEW_OUTSIDE and not ws.preview(
         "absolute.md").text
     assert ws.preview("../outside/secret.md").problem
+    assert not any("Secret" in doc.title + doc.summary for _, doc in ws.index.documents())
     ws.close()
-    # Nothing of the secret reached the index.
+    # Nothing of the secret reached the index (a Markdown or text row keeps no title or summary: NULL).
     db = sqlite3.connect(str(index_db_path(str(leaky.resolve()))))
     rels = {row[0] for row in db.execute("SELECT rel FROM files WHERE state = 'indexed'")}
-    titles = " ".join(row[0] + row[1] for row in db.execute("SELECT title, summary FROM files"))
+    titles = " ".join((row[0] or "") + (row[1] or "") for row in db.execute("SELECT title, summary FROM files"))
     db.close()
     assert rels == {"alias.md", "notes.md"} and "Secret" not in titles
 

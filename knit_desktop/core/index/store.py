@@ -1,7 +1,8 @@
 """The persistent index of one workspace: SQLite (stdlib) in Knit's own cache directory.
 
 Each file has a row: metadata (mtime, size, content hash), its status (indexed / skipped / failed and why), the
-extracted fields, the body (zlib) and its links. Those rows are the durable truth, written in transactions, so a
+extracted fields, the body (zlib) and its links; a Markdown or text file's title, summary and body are its file's,
+made again from it when the row is read. Those rows are the durable truth, written in transactions, so a
 crash or kill leaves a database that opens. For fast starts the in-memory postings are also saved as a snapshot
 tagged with the write generation it reflects; every write bumps the generation, so a snapshot that does not
 match (say, after a kill mid-index) is ignored and the index is rebuilt from the rows, without reading the
