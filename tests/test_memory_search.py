@@ -411,3 +411,28 @@ def test_a_file_name_spelled_as_a_compound_counts_once_not_once_per_part(tmp_pat
                         "- **stdio 别 `print`**:server 用 `logging`\n- **Windows 路径**:用 `pathlib`,别硬编码反斜杠\n")
     hit = search(libraries, "notes-mcp 在 Windows 上处理路径要注意什么坑")[0]
     assert hit.location == "notesmcp-handoff.md:17-17"
+
+
+@pytest.mark.parametrize(("query", "answer"), [
+    ("第二次建库为什么把所有文件当成新增", "根因"),
+    ("why does the second build treat every file as new", "Root cause"),
+    ("为什么第一次建索引要等好几分钟", "根因"),
+    ("pip 下载中断怎么办", "修复"),
+    ("pip download keeps breaking, what should I do", "Fix"),
+])
+def test_a_why_question_prefers_the_cause_and_a_what_to_do_question_the_fix(query, answer):
+    # A pitfall log states each problem twice or three times: what was seen (short, the question's own words), why
+    # it happened and what fixed it (longer, most of the same words). "Why" asks for the cause; "怎么办" / "what
+    # should I do" for the fix.
+    pitfalls = lib("# 踩坑记录\n\n"
+                   "## 8. 增量建库失效\n- **现象**:第二次建库把所有文件当成新增\n"
+                   "- **根因**:Path 与 str 不等,第二次建库把所有文件当成新增\n\n"
+                   "## 9. Incremental build broken\n- Symptom: the second build treats every file as new\n"
+                   "- Root cause: paths never equal strings, so the second build treats every file as new\n\n"
+                   "## 13. 建索引慢\n- **现象**:第一次建索引要等好几分钟\n"
+                   "- **根因**:单条请求,第一次建索引要等好几分钟\n\n"
+                   "## 3. pip 网络中断\n- **现象**:pip 下载时连接中断\n"
+                   "- **修复**:换镜像并加 `--retries 5`,pip 下载不再中断\n\n"
+                   "## 4. Downloads break\n- Symptom: pip download keeps breaking halfway\n"
+                   "- Fix: when the pip download keeps breaking, use a mirror with `--retries 5`\n", name="pitfalls.md")
+    assert answer in search([pitfalls], query)[0].entry.text

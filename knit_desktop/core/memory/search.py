@@ -32,8 +32,9 @@ block, or a `###` block with its body — see `library.py`), with its chapter an
   the hit is then that paragraph.
 - **Phrases and answer shapes**: two query words standing side by side in an entry add a share of their IDF
   (PHRASE_WEIGHT; Latin words — CJK bigrams carry adjacency already), and a question that asks when, where, how
-  many, which version or which commit prefers, among the entries holding its words, those holding a date or time,
-  a path or file name, a number, a version or a commit hash (× ANSWER_FACTOR).
+  many, which version, which commit, why or what to do prefers, among the entries holding its words, those holding
+  a date or time, a path or file name, a number, a version, a commit hash, a cause ("根因", "because") or a fix
+  ("修复", "workaround") (× ANSWER_FACTOR).
 - **Lead-ins**: the chapter title, the `###` heading and a lead-in line ("**B 层：受控回放测试**", "Key
   components:") are an entry's context; the line that opened an entry counts at HEADING_LINE_WEIGHT.
 - **Boosts** (multiplying an entry's BM25, so they can lift a good entry but never make one): the seed's
@@ -199,9 +200,10 @@ SYNONYM_PREFIX_MIN = 5
 # Two query words standing side by side in an entry (a phrase: "rate limiting", "default gateway") add this share
 # of their IDF once more. Latin words only: CJK bigrams already carry adjacency within a run.
 PHRASE_WEIGHT = 0.3
-# What a question asks for, read from its first words ("when…", "where…", "how many…", "多少", "什么时候", "哪个版本"):
-# an entry that holds the query's words and something of that shape (a date or time, a path or file name, a number,
-# a version, a commit hash) gains ANSWER_FACTOR — "where is libpython3.12.so" is answered by the line that gives a path.
+# What a question asks for, read from its first words ("when…", "where…", "how many…", "why…", "多少", "什么时候",
+# "哪个版本", "为什么", "怎么办"): an entry that holds the query's words and something of that shape (a date or time, a
+# path or file name, a number, a version, a commit hash, a cause, a fix) gains ANSWER_FACTOR — "where is
+# libpython3.12.so" is answered by the line that gives a path.
 ANSWER_FACTOR = 1.3
 ANSWER_SHAPES = (
     (re.compile(r"^\s*(when|what time|what date|since when)\b|什么时候|何时|哪天|哪一天|几点|日期", re.IGNORECASE),
@@ -215,6 +217,17 @@ ANSWER_SHAPES = (
      re.compile(r"\d\.\d|\bv\d")),
     (re.compile(r"\b(which|what) commits?\b|\bcommit (id|hash|sha)\b|哪个提交|哪次提交|提交号", re.IGNORECASE),
      re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b")),
+    # "Why" asks for a cause: a pitfall or bug log says what was seen (in the question's own words) and then why
+    # it happened ("根因", "because", "导致"); the latter answers.
+    (re.compile(r"\bwhy\b|\bwhat (?:made|makes|caused|causes)\b|\bhow come\b|为什么|为何|什么原因|怎么回事|原因",
+                re.IGNORECASE),
+     re.compile(r"\b(?:because|due to|caused|causes|cause|reasons?|root cause|so that)\b|因为|由于|原因|根因|导致|造成|所以|是因",
+                re.IGNORECASE)),
+    # "What should I do", "怎么办" asks for a remedy: the entry that says what fixes it or what to do instead.
+    (re.compile(r"怎么办|怎么解决|如何解决|怎么修|\bhow (?:do|can|should) (?:i|we) (?:fix|solve|get around)\b|"
+                r"\bwhat should (?:i|we) (?:do|check)\b|\bworkaround\b", re.IGNORECASE),
+     re.compile(r"\b(?:fix|fixed|workaround|solution|solved|resolve|resolved|instead|ensure|check)\b|修复|解决|办法|方案|"
+                r"改为|改成|换成|换用|应该|需要", re.IGNORECASE)),
 )
 TOKEN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+|[A-Za-z0-9]+")
 MONTHS = {m: i + 1 for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split())}
