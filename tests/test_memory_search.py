@@ -436,3 +436,22 @@ def test_a_why_question_prefers_the_cause_and_a_what_to_do_question_the_fix(quer
                    "## 4. Downloads break\n- Symptom: pip download keeps breaking halfway\n"
                    "- Fix: when the pip download keeps breaking, use a mirror with `--retries 5`\n", name="pitfalls.md")
     assert answer in search([pitfalls], query)[0].entry.text
+
+
+@pytest.mark.parametrize(("query", "answer"), [
+    ("装依赖时下载中断怎么办", "修复"),
+    ("第二次建库为什么把所有文件当成新增", "根因"),
+    ("why does the second build treat every file as new", "Cause"),
+])
+def test_the_cause_or_fix_after_the_problem_it_explains_answers_why_and_what_to_do(query, answer):
+    # An error book states each problem as what was seen (the question's words), then why and what fixed it, in
+    # words of their own; the cause or fix after the best-matching symptom of its `###` block is the answer.
+    book = lib("# 踩坑记录\n\n### 3. pip 网络中断\n- **现象**:装依赖时 pip 下载中断\n- **根因**:国内访问 PyPI 不稳\n"
+               "- **修复**:换清华镜像 `--retries 5`\n\n### 8. 增量建库失效\n"
+               "- **现象**:第二次建库把所有文件当成新增\n- **根因**:`_scan` 给 Path,`_load_db` 给 str,永不相等\n\n"
+               "### 9. Incremental build\n- Symptom: the second build treats every file as new\n"
+               "- Cause: paths never equal strings\n\n### 10. Logs\n- 为什么日志为空:见下\n- 修复日志轮转\n",
+               name="pitfalls.md")
+    assert answer in search([book], query)[0].entry.text
+    # …never a cause or fix before the symptom, nor one from another block.
+    assert all("日志" not in h.entry.text for h in search([book], query)[:1])

@@ -34,7 +34,9 @@ block, or a `###` block with its body — see `library.py`), with its chapter an
   (PHRASE_WEIGHT; Latin words — CJK bigrams carry adjacency already), and a question that asks when, where, how
   many, which version, which commit, why or what to do prefers, among the entries holding its words, those holding
   a date or time, a path or file name, a number, a version, a commit hash, a cause ("根因", "because") or a fix
-  ("修复", "workaround") (× ANSWER_FACTOR).
+  ("修复", "workaround") (× ANSWER_FACTOR). In an error book (`### 3. pip 网络中断` / `- 现象：…` / `- 根因：…` /
+  `- 修复：…`) the question repeats what was seen and the cause or fix after it answers, in words of its own: such an
+  entry scores as the best entry before it in its `###` block, × ANSWER_FACTOR (`_cause_after_symptom`).
 - **Lead-ins**: the chapter title, the `###` heading and a lead-in line ("**B 层：受控回放测试**", "Key
   components:") are an entry's context; the line that opened an entry counts at HEADING_LINE_WEIGHT.
 - **Boosts** (multiplying an entry's BM25, so they can lift a good entry but never make one): the seed's
@@ -205,6 +207,18 @@ PHRASE_WEIGHT = 0.3
 # path or file name, a number, a version, a commit hash, a cause, a fix) gains ANSWER_FACTOR — "where is
 # libpython3.12.so" is answered by the line that gives a path.
 ANSWER_FACTOR = 1.3
+# "Why" asks for a cause: a pitfall or bug log says what was seen (in the question's own words) and then why it
+# happened ("根因", "because", "导致"); the latter answers. "What should I do", "怎么办" asks for a remedy: the entry
+# that says what fixes it or what to do instead.
+CAUSE_SHAPE = (
+    re.compile(r"\bwhy\b|\bwhat (?:made|makes|caused|causes)\b|\bhow come\b|为什么|为何|什么原因|怎么回事|原因", re.IGNORECASE),
+    re.compile(r"\b(?:because|due to|caused|causes|cause|reasons?|root cause|so that)\b|因为|由于|原因|根因|导致|造成|所以|是因",
+               re.IGNORECASE))
+FIX_SHAPE = (
+    re.compile(r"怎么办|怎么解决|如何解决|怎么修|\bhow (?:do|can|should) (?:i|we) (?:fix|solve|get around)\b|"
+               r"\bwhat should (?:i|we) (?:do|check)\b|\bworkaround\b", re.IGNORECASE),
+    re.compile(r"\b(?:fix|fixed|workaround|solution|solved|resolve|resolved|instead|ensure|check)\b|修复|解决|办法|方案|"
+               r"改为|改成|换成|换用|应该|需要", re.IGNORECASE))
 ANSWER_SHAPES = (
     (re.compile(r"^\s*(when|what time|what date|since when)\b|什么时候|何时|哪天|哪一天|几点|日期", re.IGNORECASE),
      re.compile(r"\b(?:19|20)\d\d[-/.]\d{1,2}[-/.]\d{1,2}|\d{4}年|\d{1,2}月\d{1,2}[日号]|\b\d{1,2}:\d{2}\b|"
@@ -217,18 +231,8 @@ ANSWER_SHAPES = (
      re.compile(r"\d\.\d|\bv\d")),
     (re.compile(r"\b(which|what) commits?\b|\bcommit (id|hash|sha)\b|哪个提交|哪次提交|提交号", re.IGNORECASE),
      re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b")),
-    # "Why" asks for a cause: a pitfall or bug log says what was seen (in the question's own words) and then why
-    # it happened ("根因", "because", "导致"); the latter answers.
-    (re.compile(r"\bwhy\b|\bwhat (?:made|makes|caused|causes)\b|\bhow come\b|为什么|为何|什么原因|怎么回事|原因",
-                re.IGNORECASE),
-     re.compile(r"\b(?:because|due to|caused|causes|cause|reasons?|root cause|so that)\b|因为|由于|原因|根因|导致|造成|所以|是因",
-                re.IGNORECASE)),
-    # "What should I do", "怎么办" asks for a remedy: the entry that says what fixes it or what to do instead.
-    (re.compile(r"怎么办|怎么解决|如何解决|怎么修|\bhow (?:do|can|should) (?:i|we) (?:fix|solve|get around)\b|"
-                r"\bwhat should (?:i|we) (?:do|check)\b|\bworkaround\b", re.IGNORECASE),
-     re.compile(r"\b(?:fix|fixed|workaround|solution|solved|resolve|resolved|instead|ensure|check)\b|修复|解决|办法|方案|"
-                r"改为|改成|换成|换用|应该|需要", re.IGNORECASE)),
-)
+) + (CAUSE_SHAPE, FIX_SHAPE)
+FOLLOWING_SHAPES = (CAUSE_SHAPE, FIX_SHAPE)  # what an error book says after the problem (`_cause_after_symptom`)
 TOKEN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+|[A-Za-z0-9]+")
 MONTHS = {m: i + 1 for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split())}
 MONTH_DAY = re.compile(r"\b(?:19|20)\d\d[-/.](\d{1,2})[-/.](\d{1,2})\b|(\d{1,2})月(\d{1,2})[日号]|"
@@ -712,6 +716,28 @@ def _boost(query: str, q: set[str], candidate: _Candidate, asks_status: bool) ->
     return 1 + (W_LOOSE_HEADING_STATUS if asks_status else W_LOOSE_HEADING) * heading + W_LOOSE_LIBRARY * named
 
 
+def _cause_after_symptom(ranked: list[tuple[int, float, str, int, _Candidate]],
+                         blocks: dict[int, tuple[float, int]],
+                         shaped: list[tuple[int, _Candidate]]) -> list[tuple[int, float, str, int, _Candidate]]:
+    """An error book states a problem as what was seen, then why, then what fixed it (`### 3. pip 网络中断` /
+    `- 现象：…` / `- 根因：…` / `- 修复：…`): the question repeats what was seen, the answer follows it. An entry that
+    gives a cause or a fix, after the best entry of its `###` block that gives neither, scores as that entry with
+    ANSWER_FACTOR — though it may share none of the question's words."""
+    lifted: dict[int, tuple[float, _Candidate]] = {}
+    for block, candidate in shaped:
+        best, start = blocks.get(block, (0.0, 0))
+        if best > 0 and candidate.entry.start > start:
+            lifted[id(candidate.entry)] = (best * ANSWER_FACTOR, candidate)
+    out = []
+    for tier, score, path, line, candidate in ranked:
+        if id(candidate.entry) in lifted:
+            value, _ = lifted.pop(id(candidate.entry))
+            score = max(value, score) if tier else value
+            tier = 1
+        out.append((tier, score, path, line, candidate))
+    return out + [(1, value, c.library.path, c.entry.start, c) for value, c in lifted.values()]
+
+
 def search(libraries: list[Library], query: str, max_hits: int = DEFAULT_HITS) -> list[Hit]:
     q, topic_text = _query_terms(query)
     if not q:
@@ -737,9 +763,21 @@ def search(libraries: list[Library], query: str, max_hits: int = DEFAULT_HITS) -
     order = tuple(t for t in _latin_sequence(topic_text) if t in q or not t)  # "" keeps words apart
     shapes = [shape for asks, shape in ANSWER_SHAPES if asks.search(query)]
     function_words = frozenset(_function_words(topic_text))
+    # A why or what-to-do question: per `###` block, the best entry without a cause or fix and the entries after
+    # it that give one (FOLLOWING_SHAPES).
+    following = [shape for asks, shape in FOLLOWING_SHAPES if asks.search(query)]
+    blocks: dict[int, tuple[float, int]] = {}
+    shaped: list[tuple[int, _Candidate]] = []
+    block, last = 0, ("", "")  # a block: a run of entries of one file under one `###` heading
     for candidate, (body, held, answer) in zip(candidates, _bm25(candidates, q, order, function_words)):
         if answer is not candidate.entry:
             candidate = _Candidate(candidate.library, candidate.chapter, answer, candidate.topic)
+        if (candidate.library.path, candidate.entry.heading) != last:
+            block, last = block + 1, (candidate.library.path, candidate.entry.heading)
+        gives = bool(following) and bool(candidate.entry.heading) and any(
+            shape.search(candidate.entry.text) for shape in following)
+        if gives:
+            shaped.append((block, candidate))
         score = 0.0
         if body > 0:
             score = body * (1 - COORDINATION + COORDINATION * held) * _boost(query, q, candidate, asks_status)
@@ -760,6 +798,8 @@ def search(libraries: list[Library], query: str, max_hits: int = DEFAULT_HITS) -
                 elif is_open or is_closed:
                     score *= CLOSED_FACTOR
             score *= _status_factor(query, candidate.chapter, candidate.library)
+        if score > 0 and following and candidate.entry.heading and not gives and score > blocks.get(block, (0.0, 0))[0]:
+            blocks[block] = (score, candidate.entry.start)
         if score > 0:
             ranked.append((1, score, candidate.library.path, candidate.entry.start, candidate))
         elif candidate.topic > 0 and id(candidate.chapter) not in stand_ins:
@@ -767,6 +807,8 @@ def search(libraries: list[Library], query: str, max_hits: int = DEFAULT_HITS) -
             # for it, after every entry that holds some.
             stand_ins.add(id(candidate.chapter))
             ranked.append((0, candidate.topic, candidate.library.path, candidate.entry.start, candidate))
+    if blocks and shaped:
+        ranked = _cause_after_symptom(ranked, blocks, shaped)
     if asks_status:  # the latest entry about it in each file (logs grow at the end) says where it stands now
         latest: dict[str, int] = {}
         for i, row in enumerate(ranked):
