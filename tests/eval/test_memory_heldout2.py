@@ -19,7 +19,8 @@ Measured when the set was written, then after the entry-boundary and query-handl
 
 Since then the engine scores 0.85 0.92 in all; with British and American spellings folded and the words of a topic
 meeting their kin (`core/memory/thesaurus.py`) paraphrase went to 0.40 0.60 and all to 0.87 0.92 (long_log 1.00 1.00,
-the other categories as above).
+the other categories as above). With a why question preferring the entry that gives a cause and a what-to-do
+question the entry that gives a fix (answer shapes, `core/memory/search.py`) paraphrase is 0.50 0.60 and all 0.89 0.92.
 
 The floors below are what the engine meets with a margin of a question or two, so that a change which costs this set
 more than that fails here rather than passing unnoticed.
@@ -30,7 +31,7 @@ from __future__ import annotations
 from .memory_eval import HELDOUT2, check_held_out, check_well_formed, scored
 
 HELD_OUT = HELDOUT2
-MIN_TOP1 = 0.83
+MIN_TOP1 = 0.85
 MIN_TOP3 = 0.90
 
 

@@ -798,7 +798,7 @@ def search(libraries: list[Library], query: str, max_hits: int = DEFAULT_HITS) -
                 elif is_open or is_closed:
                     score *= CLOSED_FACTOR
             score *= _status_factor(query, candidate.chapter, candidate.library)
-        if score > 0 and following and candidate.entry.heading and not gives and score > blocks.get(block, (0.0, 0))[0]:
+        if following and candidate.entry.heading and not gives and score > blocks.get(block, (0.0, 0))[0]:
             blocks[block] = (score, candidate.entry.start)
         if score > 0:
             ranked.append((1, score, candidate.library.path, candidate.entry.start, candidate))
