@@ -717,17 +717,30 @@ def _boost(query: str, q: set[str], candidate: _Candidate, asks_status: bool) ->
 
 
 def _cause_after_symptom(ranked: list[tuple[int, float, str, int, _Candidate]],
-                         blocks: dict[int, tuple[float, int]],
-                         shaped: list[tuple[int, _Candidate]]) -> list[tuple[int, float, str, int, _Candidate]]:
+                         in_blocks: list[tuple[int, _Candidate, float]],
+                         following: list[re.Pattern[str]]) -> list[tuple[int, float, str, int, _Candidate]]:
     """An error book states a problem as what was seen, then why, then what fixed it (`### 3. pip 网络中断` /
     `- 现象：…` / `- 根因：…` / `- 修复：…`): the question repeats what was seen, the answer follows it. An entry that
-    gives a cause or a fix, after the best entry of its `###` block that gives neither, scores as that entry with
-    ANSWER_FACTOR — though it may share none of the question's words."""
+    gives a cause or a fix (`following`), after the best entry of its `###` block that gives neither, scores as that
+    entry with ANSWER_FACTOR — though it may share none of the question's words. `in_blocks` holds each entry under a
+    `###` heading with its block's number and its score; only the blocks where some entry scored are read."""
+    scored = {block for block, _, score in in_blocks if score > 0}
+    best: dict[int, tuple[float, int]] = {}
+    shaped: list[tuple[int, _Candidate]] = []
+    for block, candidate, score in in_blocks:
+        if block not in scored:
+            continue
+        if any(shape.search(candidate.entry.text) for shape in following):
+            shaped.append((block, candidate))
+        elif score > best.get(block, (0.0, 0))[0]:
+            best[block] = (score, candidate.entry.start)
     lifted: dict[int, tuple[float, _Candidate]] = {}
     for block, candidate in shaped:
-        best, start = blocks.get(block, (0.0, 0))
-        if best > 0 and candidate.entry.start > start:
-            lifted[id(candidate.entry)] = (best * ANSWER_FACTOR, candidate)
+        value, start = best.get(block, (0.0, 0))
+        if value > 0 and candidate.entry.start > start:
+            lifted[id(candidate.entry)] = (value * ANSWER_FACTOR, candidate)
+    if not lifted:
+        return ranked
     out = []
     for tier, score, path, line, candidate in ranked:
         if id(candidate.entry) in lifted:
@@ -763,21 +776,16 @@ def search(libraries: list[Library], query: str, max_hits: int = DEFAULT_HITS) -
     order = tuple(t for t in _latin_sequence(topic_text) if t in q or not t)  # "" keeps words apart
     shapes = [shape for asks, shape in ANSWER_SHAPES if asks.search(query)]
     function_words = frozenset(_function_words(topic_text))
-    # A why or what-to-do question: per `###` block, the best entry without a cause or fix and the entries after
-    # it that give one (FOLLOWING_SHAPES).
+    # A why or what-to-do question: the entries under a `###` heading, numbered by block, with their scores, for
+    # the cause or fix after the best entry of a block (FOLLOWING_SHAPES, `_cause_after_symptom`).
     following = [shape for asks, shape in FOLLOWING_SHAPES if asks.search(query)]
-    blocks: dict[int, tuple[float, int]] = {}
-    shaped: list[tuple[int, _Candidate]] = []
+    in_blocks: list[tuple[int, _Candidate, float]] = []
     block, last = 0, ("", "")  # a block: a run of entries of one file under one `###` heading
     for candidate, (body, held, answer) in zip(candidates, _bm25(candidates, q, order, function_words)):
         if answer is not candidate.entry:
             candidate = _Candidate(candidate.library, candidate.chapter, answer, candidate.topic)
         if (candidate.library.path, candidate.entry.heading) != last:
             block, last = block + 1, (candidate.library.path, candidate.entry.heading)
-        gives = bool(following) and bool(candidate.entry.heading) and any(
-            shape.search(candidate.entry.text) for shape in following)
-        if gives:
-            shaped.append((block, candidate))
         score = 0.0
         if body > 0:
             score = body * (1 - COORDINATION + COORDINATION * held) * _boost(query, q, candidate, asks_status)
@@ -798,8 +806,8 @@ def search(libraries: list[Library], query: str, max_hits: int = DEFAULT_HITS) -
                 elif is_open or is_closed:
                     score *= CLOSED_FACTOR
             score *= _status_factor(query, candidate.chapter, candidate.library)
-        if following and candidate.entry.heading and not gives and score > blocks.get(block, (0.0, 0))[0]:
-            blocks[block] = (score, candidate.entry.start)
+        if following and candidate.entry.heading:
+            in_blocks.append((block, candidate, score))
         if score > 0:
             ranked.append((1, score, candidate.library.path, candidate.entry.start, candidate))
         elif candidate.topic > 0 and id(candidate.chapter) not in stand_ins:
@@ -807,8 +815,8 @@ def search(libraries: list[Library], query: str, max_hits: int = DEFAULT_HITS) -
             # for it, after every entry that holds some.
             stand_ins.add(id(candidate.chapter))
             ranked.append((0, candidate.topic, candidate.library.path, candidate.entry.start, candidate))
-    if blocks and shaped:
-        ranked = _cause_after_symptom(ranked, blocks, shaped)
+    if in_blocks:
+        ranked = _cause_after_symptom(ranked, in_blocks, following)
     if asks_status:  # the latest entry about it in each file (logs grow at the end) says where it stands now
         latest: dict[str, int] = {}
         for i, row in enumerate(ranked):
