@@ -455,3 +455,17 @@ def test_the_cause_or_fix_after_the_problem_it_explains_answers_why_and_what_to_
     assert answer in search([book], query)[0].entry.text
     # …never a cause or fix before the symptom, nor one from another block.
     assert all("日志" not in h.entry.text for h in search([book], query)[:1])
+
+
+@pytest.mark.parametrize(("query", "answer"), [
+    ("can I create README files for a package", "Never"),
+    ("should we commit generated files to git", "Do not"),
+    ("新模块要不要写单元测试", "必须"),
+])
+def test_a_question_about_what_is_allowed_prefers_the_entry_that_states_the_rule(query, answer):
+    # The first entry of each pair holds the question's words as a description; the second states the rule.
+    agents = lib("# AGENTS.md\n\n## Docs\n- each package has README files that describe the package\n"
+                 "- Never create README files unless asked\n\n## Git\n- generated files are ignored by git when you commit\n"
+                 "- Do not commit generated files\n\n## 测试\n- 新模块的单元测试写在 tests 下\n- 新模块一律必须附带单元测试\n",
+                 name="AGENTS.md")
+    assert answer in search([agents], query)[0].entry.text

@@ -32,9 +32,10 @@ block, or a `###` block with its body — see `library.py`), with its chapter an
   the hit is then that paragraph.
 - **Phrases and answer shapes**: two query words standing side by side in an entry add a share of their IDF
   (PHRASE_WEIGHT; Latin words — CJK bigrams carry adjacency already), and a question that asks when, where, how
-  many, which version, which commit, why or what to do prefers, among the entries holding its words, those holding
+  many, which version, which commit, why, what to do or whether it may prefers, among the entries holding its words, those holding
   a date or time, a path or file name, a number, a version, a commit hash, a cause ("根因", "because") or a fix
-  ("修复", "workaround") (× ANSWER_FACTOR). In an error book (`### 3. pip 网络中断` / `- 现象：…` / `- 根因：…` /
+  ("修复", "workaround"), and one that asks what a rule allows ("can I", "should I", "要不要") those stating a rule
+  ("never", "only", "必须", "不要") (× ANSWER_FACTOR). In an error book (`### 3. pip 网络中断` / `- 现象：…` / `- 根因：…` /
   `- 修复：…`) the question repeats what was seen and the cause or fix after it answers, in words of its own: such an
   entry scores as the best entry before it in its `###` block, × ANSWER_FACTOR (`_cause_after_symptom`).
 - **Lead-ins**: the chapter title, the `###` heading and a lead-in line ("**B 层：受控回放测试**", "Key
@@ -219,6 +220,14 @@ FIX_SHAPE = (
                r"\bwhat should (?:i|we) (?:do|check)\b|\bworkaround\b", re.IGNORECASE),
     re.compile(r"\b(?:fix|fixed|workaround|solution|solved|resolve|resolved|instead|ensure|check)\b|修复|解决|办法|方案|"
                r"改为|改成|换成|换用|应该|需要", re.IGNORECASE))
+# "Can I…", "should I…", "is it ok to…", "要不要", "能不能" asks what a rule allows: the entry that states one ("never",
+# "always", "only", "must", "do not", 禁止, 必须, 不要) answers — AGENTS.md and CLAUDE.md files are written in rules.
+RULE_SHAPE = (
+    re.compile(r"^\s*(?:can|may|should|must|shall) (?:i|we)\b|\bis it (?:ok|okay|fine|allowed|safe)\b|\bam i allowed\b|"
+               r"\b(?:do|does) (?:i|we) (?:need|have) to\b|可以.{0,20}吗|能不能|要不要|是否允许|该不该|允许.{0,10}吗",
+               re.IGNORECASE),
+    re.compile(r"\b(?:never|always|must|do not|don't|dont|only|avoid|shouldn't|should not|required|forbidden|not allowed)\b|"
+               r"禁止|不要|必须|不得|不能|只能|务必|严禁|不允许|一律|不准", re.IGNORECASE))
 ANSWER_SHAPES = (
     (re.compile(r"^\s*(when|what time|what date|since when)\b|什么时候|何时|哪天|哪一天|几点|日期", re.IGNORECASE),
      re.compile(r"\b(?:19|20)\d\d[-/.]\d{1,2}[-/.]\d{1,2}|\d{4}年|\d{1,2}月\d{1,2}[日号]|\b\d{1,2}:\d{2}\b|"
@@ -231,7 +240,7 @@ ANSWER_SHAPES = (
      re.compile(r"\d\.\d|\bv\d")),
     (re.compile(r"\b(which|what) commits?\b|\bcommit (id|hash|sha)\b|哪个提交|哪次提交|提交号", re.IGNORECASE),
      re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b")),
-) + (CAUSE_SHAPE, FIX_SHAPE)
+) + (CAUSE_SHAPE, FIX_SHAPE, RULE_SHAPE)
 FOLLOWING_SHAPES = (CAUSE_SHAPE, FIX_SHAPE)  # what an error book says after the problem (`_cause_after_symptom`)
 TOKEN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+|[A-Za-z0-9]+")
 MONTHS = {m: i + 1 for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split())}
