@@ -18,10 +18,12 @@ have been read, and nothing has been tuned on them.
     boundary          0.67 0.75            0.25 0.58
     all               0.41 0.58            0.27 0.51
 
-The engine is one question behind the baseline on paraphrase at top-1 here (1 of 26 right first against 2): a known
-gap (`BEHIND`), which this test lets stand at that size and no larger. Paraphrases that share few words with the
-answer are right first almost never, and questions whose words stand in another file's or chapter's heading are the
-next weakest.
+The engine was one question behind the baseline on paraphrase at top-1 on that first run (1 of 26 right first
+against 2). Read again, in aggregate only, after the answer-shape rules for why / what-to-do / may-I questions and an
+error book's cause after its symptom (tuned on the development sets alone): all 0.43 / 0.58, paraphrase 0.12 / 0.31
+(3 of 26 right first), every other category unchanged, behind the baseline nowhere (`BEHIND` is empty). Paraphrases
+that share few words with the answer are still right first rarely, and questions whose words stand in another file's
+or chapter's heading are the next weakest.
 """
 
 from __future__ import annotations
@@ -29,9 +31,9 @@ from __future__ import annotations
 from .memory_eval import HELDOUT6, check_held_out, check_well_formed, memory_files, scored
 
 HELD_OUT = HELDOUT6
-MIN_TOP1 = 0.39
+MIN_TOP1 = 0.41
 MIN_TOP3 = 0.56
-BEHIND = {("paraphrase", "top1"): 1}  # questions the engine may be behind the baseline by, where it is now
+BEHIND: dict[tuple[str, str], int] = {}  # questions the engine may be behind the baseline by, where it is now
 
 
 def test_the_sixth_held_out_set_is_well_formed(held_out_cases):

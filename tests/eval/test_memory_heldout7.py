@@ -19,7 +19,10 @@ has been tuned on them.
     all               0.50 0.66            0.36 0.53
 
 The engine is behind the baseline in no category (on boundary it ties it at top-1, 5 of 12 right first each), so
-`BEHIND` is empty. Paraphrases are the weakest category: 12 of 37 right first, 16 in the top 3.
+`BEHIND` is empty. Paraphrases are the weakest category: 12 of 37 right first, 16 in the top 3. Read again, in
+aggregate only, after the answer-shape rules for why / what-to-do / may-I questions and an error book's cause after
+its symptom (tuned on the development sets alone): all 0.52 / 0.68, paraphrase 0.32 / 0.46, long_log 0.82 / 0.91,
+every other category unchanged.
 """
 
 from __future__ import annotations
@@ -27,8 +30,8 @@ from __future__ import annotations
 from .memory_eval import HELDOUT7, check_held_out, check_well_formed, memory_files, scored
 
 HELD_OUT = HELDOUT7
-MIN_TOP1 = 0.48
-MIN_TOP3 = 0.64
+MIN_TOP1 = 0.50
+MIN_TOP3 = 0.66
 BEHIND: dict[tuple[str, str], int] = {}  # questions the engine may be behind the baseline by, where it is now
 
 
