@@ -426,6 +426,54 @@ def test_a_first_build_leaves_the_database_compact_and_a_small_change_does_not_c
     check.close()
 
 
+def test_a_compacting_save_does_not_wait_for_another_process_reading_the_index(make_workspace, monkeypatch):
+    """A save that compacts the database while another process is in the middle of reading it (a start rebuilding
+    from the rows, a rank) neither waits for that reader to finish nor disturbs what it reads: the write-ahead log
+    is cut back later. It waited up to the busy timeout (30 s) for the reader to go."""
+    from knit_desktop.core.index import store as store_module
+
+    monkeypatch.setattr(store_module, "COMPACT_MIN_PAGES", 8)
+    monkeypatch.setattr(store_module, "BUSY_TIMEOUT_S", 6.0)
+    names = [f"topic-{(i * 7919) % 400:04d}/note-{(i * 104729) % 400:04d}-about-something.md" for i in range(400)]
+    root = make_workspace({rel: f"# Note {rel}\n\nA line about {rel} and more.\n" for rel in names}).resolve()
+    Workspace.open_persistent(str(root)).close()
+    db = index_db_path(str(root))
+    check = sqlite3.connect(db, isolation_level=None)
+    check.execute("UPDATE meta SET value = '1' WHERE key = 'compacted_pages'")  # due for a compaction
+    check.close()
+    code = textwrap.dedent(f"""
+        import sqlite3, sys
+        db = sqlite3.connect({str(db)!r}, isolation_level=None)
+        db.execute("BEGIN")
+        print(db.execute("SELECT count(*) FROM files").fetchone()[0], flush=True)
+        sys.stdin.readline()
+        print(db.execute("SELECT count(*) FROM files").fetchone()[0], flush=True)
+        db.execute("COMMIT")
+    """)
+    reader = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert reader.stdout.readline().strip() == "400"
+        (root / names[0]).write_text("# Changed\n\nNew words here.\n", encoding="utf-8")
+        started = time.monotonic()
+        ws = Workspace.open_persistent(str(root))
+        elapsed = time.monotonic() - started
+        assert ws.last_refresh.changed == 1
+        ws.close()
+        reader.stdin.write("\n")
+        reader.stdin.flush()
+        assert reader.stdout.readline().strip() == "400"  # its snapshot of the rows, whole
+    finally:
+        reader.kill()
+        reader.wait()
+    assert elapsed < 3.0
+    check = sqlite3.connect(db)
+    assert int(check.execute("SELECT value FROM meta WHERE key = 'compacted_pages'").fetchone()[0]) > 1
+    check.close()
+    again = Workspace.open_persistent(str(root))
+    assert again.last_refresh.changed == 0 and len(again.statuses) == 400
+    again.close()
+
+
 def test_content_hashes_are_stored_as_bytes_and_still_tell_a_touch_from_an_edit(make_workspace, files, now_ms):
     """A row keeps its content hash as 16 bytes. A start that rebuilds from the rows (no snapshot) compares a
     file's bytes with that hash: the same bytes under a new modification time are a touch (not read again), other

@@ -77,6 +77,7 @@ WATCH_LEASE_S = 30.0
 # its compact size and the copies made add up to about twice the final one however the rows came in.
 COMPACT_GROWTH = 2
 COMPACT_MIN_PAGES = 256  # (1 MB of 4 kB pages: below that there is little to win)
+COMPACT_BUSY_S = 1.0  # how long a compaction waits for another process's write before leaving it to a later save
 CACHED_BODIES = 64  # bodies a store keeps after reading them (about two context packs' worth)
 # Kinds whose body is the file's own text: it is read back from the file when needed instead of being stored.
 # They are most of a workspace, and their copies were 60% of the index on disk; decoding one costs what reading
@@ -617,14 +618,23 @@ class IndexStore:
                 last = 0
             if pages < COMPACT_MIN_PAGES or pages < COMPACT_GROWTH * last:
                 return
-            self.db.execute("VACUUM")
-            pages = int(self.db.execute("PRAGMA page_count").fetchone()[0])
-            self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('compacted_pages', ?)", (str(pages),))
-            # The whole file went through the write-ahead log: it is cut back now rather than staying that large
-            # for as long as this process keeps the database open (busy: when the last connection closes).
-            self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            # A connection of its own, with waits of its own: this connection waits BUSY_TIMEOUT_S for others, and
+            # cutting the log back waits for every process still reading an older state of the file (a start
+            # rebuilding from the rows, a rank): the save that compacts stood still until they were done.
+            db = sqlite3.connect(str(self.path), isolation_level=None, timeout=COMPACT_BUSY_S)
+            try:
+                db.execute("VACUUM")
+                pages = int(db.execute("PRAGMA page_count").fetchone()[0])
+                db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('compacted_pages', ?)", (str(pages),))
+                # The whole file went through the write-ahead log: it is cut back now rather than staying that
+                # large for as long as this process keeps the database open; with a reader still on the older
+                # state it is not waited for (the log is cut back when the last connection closes).
+                db.execute("PRAGMA busy_timeout = 0")
+                db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            finally:
+                db.close()
         except sqlite3.OperationalError:
-            pass  # busy for long (another process writing): compacted at a later save
+            pass  # busy (another process writing): compacted at a later save
 
     def _commit_snapshot(self, state: dict, postings: dict, blocks: list[bytes]) -> str:
         """Write the postings file and the snapshot row in one transaction; returns the file's name."""
