@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 
 from PySide6.QtCore import QEvent, Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QAction, QActionGroup, QDesktopServices, QKeySequence
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (
     QButtonGroup,
     QComboBox,
@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from .compact import ElidedButton
+from .item_actions import open_url
 from .settings import KINDS, LIST_SCOPES, Settings
 from .wording import relative_time_text
 
@@ -193,7 +194,7 @@ class HeaderBar(QWidget):
 
     def open_workspace_folder(self) -> None:
         if self.root:
-            QDesktopServices.openUrl(QUrl.fromLocalFile(self.root))
+            open_url(QUrl.fromLocalFile(self.root))
         else:  # "No workspace": choose one
             self.chooseFolderRequested.emit()
 

@@ -15,13 +15,21 @@ from PySide6.QtCore import QCoreApplication, QMimeData, QObject, QUrl, Signal
 from PySide6.QtGui import QAction, QDesktopServices, QGuiApplication
 from PySide6.QtWidgets import QMenu, QWidget
 
+from .. import release_blas_default
 from ..core.index.boundary import resolve_inside
 from ..core.index.pins import Pins
 
 
+def open_url(url: QUrl) -> bool:
+    """Open a URL with the desktop's handler for it (which inherits this process's environment, less Knit's own
+    setting for NumPy: see `release_blas_default`); False when the desktop has none."""
+    release_blas_default()
+    return QDesktopServices.openUrl(url)
+
+
 def open_with_system_app(path: str) -> bool:
     """Open a file or folder with the desktop's default app; False when the desktop has none for it."""
-    return bool(path) and QDesktopServices.openUrl(QUrl.fromLocalFile(path))
+    return bool(path) and open_url(QUrl.fromLocalFile(path))
 
 
 def no_app_text(path: str) -> str:

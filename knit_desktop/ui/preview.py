@@ -12,7 +12,6 @@ import re
 from PySide6.QtCore import QBuffer, QByteArray, QEvent, QRect, QSize, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import (
     QColor,
-    QDesktopServices,
     QGuiApplication,
     QImage,
     QImageReader,
@@ -46,7 +45,7 @@ from ..core.rank.passages import Passage
 from ..services import multimedia
 from .colours import passage_background, passage_bar
 from .compact import ElidedButton, tinted_icon
-from .item_actions import no_app_text, open_with_system_app
+from .item_actions import no_app_text, open_url, open_with_system_app
 from .media_preview import ImageView, VideoPlayer, video_unavailable_text
 from .metrics import DOCUMENT_MARGIN, PASSAGE_BAR_GAP, PASSAGE_BAR_WIDTH, PASSAGE_PAD, XS, S
 from .wording import problem_text
@@ -563,7 +562,7 @@ class PreviewPane(QFrame):
 
     def _on_link(self, url: QUrl) -> None:
         if url.scheme() in ("http", "https", "mailto"):
-            QDesktopServices.openUrl(url)
+            open_url(url)
             return
         if url.hasFragment() and not url.path():
             self.browser.scrollToAnchor(url.fragment())
@@ -654,7 +653,7 @@ class PreviewPane(QFrame):
     def reveal(self) -> None:
         path = resolve_inside(self.root, self.rel) if self.root and self.rel else None
         if path is not None:
-            QDesktopServices.openUrl(QUrl.fromLocalFile(os.path.dirname(path)))
+            open_url(QUrl.fromLocalFile(os.path.dirname(path)))
 
     def set_fullscreen(self, on: bool) -> None:
         if on != self._fullscreen:
