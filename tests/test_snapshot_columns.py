@@ -570,3 +570,30 @@ def test_damaged_trigram_gaps_leave_the_fuzzy_layer_empty_never_an_error():
                     {**packed, "keys": compressed(b"abcbc")}, {**packed, "lengths": b"not zstd"},
                     {k: v for k, v in packed.items() if k != "keys"}, {**packed, "gaps": 7}):
         assert dict(store_module._trigrams_of(damaged)) == {}
+
+
+def test_a_format_9_snapshot_opens_and_is_saved_again_in_the_current_format(make_workspace, files, now_ms):
+    """Format 9 (document columns, trigram lists as marshalled slices) is read and converted, as format 8 is; it
+    was read as format 8's one tuple per document, found none, and the start rebuilt everything from the rows."""
+    root = make_workspace(files)
+    ws = Workspace.open_persistent(str(root))
+    expected = ranked(ws, "orbit telemetry", now_ms)
+    expected_fuzzy = ranked(ws, "telemetri orbt", now_ms)
+    ws.close()
+    state = snapshot_state(root)
+    state["format"] = 9
+    state["trigrams"] = store_module._dump_slices(list(store_module._unpack_trigrams(state["trigrams"]).items()))
+    db = sqlite3.connect(index_db_path(str(root.resolve())))
+    db.execute("UPDATE snapshot SET data = ?", (marshal.dumps(state),))
+    db.commit()
+    db.close()
+
+    loaded = IndexStore(index_db_path(str(root.resolve())), str(root.resolve())).load_snapshot()
+    assert loaded is not None and loaded[0].snapshot_outdated and len(loaded[0]) == len(files)
+    window = Workspace.open_persistent(str(root))
+    assert window.last_refresh.loaded_from == "snapshot"
+    assert ranked(window, "orbit telemetry", now_ms) == expected
+    assert ranked(window, "telemetri orbt", now_ms) == expected_fuzzy
+    window.close()
+    saved = snapshot_state(root)
+    assert saved["format"] == store_module.SNAPSHOT_FORMAT and isinstance(saved["trigrams"], dict)

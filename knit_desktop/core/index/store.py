@@ -716,7 +716,7 @@ class IndexStore:
         if not isinstance(state, dict) or not OLDEST_CONVERTED_FORMAT <= state.get("format", -1) <= SNAPSHOT_FORMAT:
             return None  # an older format (or a newer one, from a later version): rebuilt from the rows
         try:
-            if state["format"] == SNAPSHOT_FORMAT:
+            if state["format"] >= 9:  # (format 9 differs from 10 only in its trigrams)
                 columns = DocumentColumns.load(state["documents"])
             else:  # format 8: one tuple per document
                 items: list[RowValues | None] = _load_slices(state["docs"])
