@@ -167,6 +167,34 @@ def test_a_read_only_cache_holding_a_format_9_index(indexed):
     assert {p.name: p.read_bytes() for p in db.parent.iterdir()} == before
 
 
+def test_a_read_only_cache_holding_an_index_of_an_older_version(indexed):
+    """Another user's cache, or a read-only disk, holding an index an earlier version wrote (an older schema: its
+    rows are not read). Nothing there may be replaced, so the command indexes the workspace in memory and ranks,
+    saying so in one line; it failed with "the index database cannot be used" after every schema change."""
+    root, db = indexed
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("needs root and setpriv to drop the permission-override capabilities")
+    drop = ("setpriv", "--bounding-set", "-dac_override,-dac_read_search")
+    check = sqlite3.connect(db)
+    check.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")  # as an earlier version wrote it
+    check.commit()
+    check.close()
+    (root / "notes" / "late.md").write_text("# Late\n\na late satellite orbit note\n")
+    folders = [db.parent, db.parent.parent]
+    before = {p.name: p.read_bytes() for p in db.parent.iterdir()}
+    assert not any(name.endswith(("-wal", "-shm")) for name in before)
+    for path in [*db.parent.iterdir(), *folders]:
+        path.chmod(0o555 if path.is_dir() else 0o444)
+    try:
+        for query, expected in (("satellite orbit", "notes/orbit.md"), ("late satellite orbit note", "notes/late.md")):
+            top, err = rank_top(root, query, prefix=drop)
+            assert top == expected and err.count("\n") == 1 and "cannot be written" in err, err
+    finally:
+        for path in folders:
+            path.chmod(0o755)
+    assert {p.name: p.read_bytes() for p in db.parent.iterdir()} == before
+
+
 def test_deleted_while_mapped_and_then_the_process_saves(indexed):
     root, db = indexed
     ws = Workspace.open_persistent(str(root))

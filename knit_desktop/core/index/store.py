@@ -223,7 +223,12 @@ class IndexStore:
         except sqlite3.DatabaseError:  # not a database at all (a damaged or foreign file): start over
             ok = None
         if ok is False:  # an older schema or another root's: nothing worth keeping, but the file may be open
-            self._replace_schema()
+            try:
+                self._replace_schema()
+            except sqlite3.OperationalError as exc:
+                if "readonly" not in str(exc) and "read-only" not in str(exc):
+                    raise
+                self._open_in_memory()  # (a file SQLite opened but may not write: another user's, immutable)
         elif not ok:
             with contextlib.suppress(AttributeError, sqlite3.Error):
                 self.db.close()
@@ -276,6 +281,7 @@ class IndexStore:
         # A WAL database needs its -shm file to be read; in a folder we may not write, SQLite cannot create it
         # (an index whose owner closed it cleanly has none) and refuses even to read ("attempt to write a
         # readonly database"). Opened as immutable then: read as it is on disk, the only way it can be read.
+        older = False
         for query in ("mode=ro", "mode=ro&immutable=1"):
             try:
                 db = sqlite3.connect(f"file:{urllib.parse.quote(str(self.path))}?{query}", uri=True,
@@ -291,8 +297,23 @@ class IndexStore:
                 self.read_only = True
                 self.notice = f"the index {self.path} cannot be written; changes are kept in memory only"
                 return True
+            older = older or ok is False
             db.close()
+        if older:
+            self._open_in_memory()
+            return True
         return False
+
+    def _open_in_memory(self) -> None:
+        """An index of an older version (or another root's) that this process may not replace: its rows are not
+        read, the file stays as it is, and the workspace is indexed in memory (a database of no file)."""
+        with contextlib.suppress(AttributeError, sqlite3.Error):
+            self.db.close()
+        self.db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        self._create()
+        self.read_only = True
+        self.notice = (f"the index {self.path} is of an older version and cannot be written; "
+                       "the workspace is indexed in memory only")
 
     def _schema_ok(self) -> bool | None | str:
         """True: ours and current; NEW_FILE: no tables yet; False: an older schema or another root (start over
