@@ -597,3 +597,37 @@ def test_a_format_9_snapshot_opens_and_is_saved_again_in_the_current_format(make
     window.close()
     saved = snapshot_state(root)
     assert saved["format"] == store_module.SNAPSHOT_FORMAT and isinstance(saved["trigrams"], dict)
+
+
+def test_damaged_trigram_lists_are_made_again_from_the_vocabulary_and_saved_whole(make_workspace, files, now_ms):
+    """The trigram lists are a function of the vocabulary alone: a snapshot whose lists cannot be read has them made
+    again from its tokens. Left empty, the next save wrote the empty lists into a snapshot that was otherwise
+    whole, and misspelled words found nothing from then on (no rebuild ever came)."""
+    root = make_workspace(files)
+    ws = Workspace.open_persistent(str(root))
+    expected_fuzzy = ranked(ws, "telemetri orbt", now_ms)
+    expected = {key: list(ids) for key, ids in ws.index.trigrams.items()}
+    ws.close()
+    assert expected_fuzzy
+    state = snapshot_state(root)
+    state["trigrams"] = {**state["trigrams"], "gaps": compressed(b"\x01" * 12)}
+    db = sqlite3.connect(index_db_path(str(root.resolve())))
+    db.execute("UPDATE snapshot SET data = ?", (marshal.dumps(state),))
+    db.commit()
+    db.close()
+
+    window = Workspace.open_persistent(str(root), trust_watcher=True)
+    assert window.last_refresh.loaded_from == "snapshot"
+    assert ranked(window, "telemetri orbt", now_ms) == expected_fuzzy
+    assert {key: list(ids) for key, ids in window.index.trigrams.items()} == expected
+    (root / "notes/zebra.md").write_text("# Zebrafish\n\nZebrafish telemetry from the quokka pens.\n", encoding="utf-8")
+    window.apply_changes(["notes/zebra.md"])
+    window.save()
+    window.close()
+    again = Workspace.open_persistent(str(root), trust_watcher=True)
+    assert again.last_refresh.loaded_from == "snapshot"
+    fresh = Workspace.open(str(root))  # in memory, every file read
+    assert ({key: sorted(words) for key, words in _trigram_words(again.index).items()}
+            == {key: sorted(words) for key, words in _trigram_words(fresh.index).items()})
+    assert ranked(again, "telemetri orbt", now_ms) == ranked(fresh, "telemetri orbt", now_ms)
+    assert ranked(again, "zebrafsh", now_ms)[0][0] == "notes/zebra.md"

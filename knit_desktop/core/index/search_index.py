@@ -411,9 +411,7 @@ class SearchIndex:
         self._post_docs.append(array("I"))
         self._post_tfs.append((array("H"), array("H"), array("H")))
         if not is_cjk_char(token[0]):
-            trigrams = self.trigrams
-            for i in range(len(token) - 2):
-                trigrams.setdefault(token[i : i + 3], []).append(tid)
+            _add_trigrams(self.trigrams, token, tid)
         return tid
 
     def swap_document(self, doc: Document) -> None:
@@ -580,3 +578,17 @@ class SearchIndex:
             if doc is not None and any(needle in text for text in doc.field_texts()):
                 return True
         return False
+
+
+def _add_trigrams(trigrams: MutableMapping[str, list[int]], token: str, tid: int) -> None:
+    for i in range(len(token) - 2):
+        trigrams.setdefault(token[i : i + 3], []).append(tid)
+
+
+def trigrams_of_tokens(tokens: Sequence[str]) -> dict[str, list[int]]:
+    """Token ids by Latin trigram for these tokens (ids in order), as adding them one by one makes them."""
+    trigrams: dict[str, list[int]] = {}
+    for tid, token in enumerate(tokens):
+        if token and not is_cjk_char(token[0]):
+            _add_trigrams(trigrams, token, tid)
+    return trigrams

@@ -27,7 +27,7 @@ import weakref
 import zlib
 from array import array
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, MutableMapping
+from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from glob import escape as glob_escape
@@ -51,7 +51,7 @@ from .documents import (
 )
 from .links import Ref
 from .scan import FileStatus
-from .search_index import SearchIndex, peek_posting_list
+from .search_index import SearchIndex, peek_posting_list, trigrams_of_tokens
 from .watch_lease import lease_is_held
 
 SCHEMA_VERSION = 7  # 7: no title or summary stored for Markdown and text; 6: no page starts or links: NULL; 5: content hashes as their 16 bytes; 4: files keyed by name alone (WITHOUT ROWID); 3: titles and summaries keep the underscores inside names (rebuilt to read them again); 2: the change journal; Markdown and text bodies no longer stored
@@ -777,7 +777,8 @@ class IndexStore:
         else:  # format 8
             index.vocab = {token: tid for tid, token in enumerate(tokens)}
         index.set_postings(*postings)
-        index.defer_trigrams(lambda: _trigrams_of(packed_trigrams), packed_trigrams)
+        known = len(tokens)  # (tokens added later add their own trigrams)
+        index.defer_trigrams(lambda: _trigrams_of(packed_trigrams, lambda: tokens[:known]), packed_trigrams)
         index.snapshot_outdated = state["format"] != SNAPSHOT_FORMAT
         index.version = 1
         refs = {rel: [Ref(raw, line) for raw, line in items] for rel, items in refs_items}
@@ -886,11 +887,14 @@ def _unpack_trigrams(packed: dict) -> TrigramLists:
     return TrigramLists(keys, running - np.repeat(before, lengths), bounds.tolist())
 
 
-def _trigrams_of(packed: dict | list[bytes]) -> MutableMapping[str, list[int]]:
+def _trigrams_of(packed: dict | list[bytes],
+                 tokens: Callable[[], Sequence[str]] = tuple) -> MutableMapping[str, list[int]]:
     try:
         return _unpack_trigrams(packed) if isinstance(packed, dict) else dict(_load_slices(packed))
     except (ValueError, EOFError, TypeError, KeyError, zstandard.ZstdError):
-        return {}  # unreadable: the fuzzy layer finds no near-misses until the next rebuild
+        # Unreadable: made again from the snapshot's tokens, of which they are a function. (Left empty, the next
+        # save kept them empty and near-misses were never found again.)
+        return trigrams_of_tokens(tokens())
 
 
 def _dump_slices(items: list) -> list[bytes]:
