@@ -644,6 +644,7 @@ class IndexStore:
             # rebuilding from the rows, a rank): the save that compacts stood still until they were done.
             db = sqlite3.connect(str(self.path), isolation_level=None, timeout=COMPACT_BUSY_S)
             try:
+                db.execute("PRAGMA synchronous=NORMAL")  # (as _connect: the commit does not wait for the disk)
                 db.execute("VACUUM")
                 pages = int(db.execute("PRAGMA page_count").fetchone()[0])
                 db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('compacted_pages', ?)", (str(pages),))
