@@ -469,3 +469,15 @@ def test_a_question_about_what_is_allowed_prefers_the_entry_that_states_the_rule
                  "- Do not commit generated files\n\n## 测试\n- 新模块的单元测试写在 tests 下\n- 新模块一律必须附带单元测试\n",
                  name="AGENTS.md")
     assert answer in search([agents], query)[0].entry.text
+
+
+@pytest.mark.parametrize(("query", "answer"), [
+    ("how many color themes does the editor ship", "18 color themes"),
+    ("转发器重试几次", "1次"),
+])
+def test_a_how_many_question_prefers_the_entry_that_counts_not_one_with_an_ids_digits(query, answer):
+    # Both entries of each chapter hold the question's words and digits; only the second counts something.
+    notes = lib("# Notes\n\n## Themes\n- THEME-012: editor color themes\n"
+                "- the editor comes with 18 color themes, Dark+ and Monokai among them\n\n"
+                "## 转发器\n- 转发器重试见 #12\n- 转发器重试改为1次\n")
+    assert answer in search([notes], query)[0].entry.text

@@ -32,8 +32,9 @@ block, or a `###` block with its body — see `library.py`), with its chapter an
   the hit is then that paragraph.
 - **Phrases and answer shapes**: two query words standing side by side in an entry add a share of their IDF
   (PHRASE_WEIGHT; Latin words — CJK bigrams carry adjacency already), and a question that asks when, where, how
-  many, which version, which commit, why, what to do or whether it may prefers, among the entries holding its words, those holding
-  a date or time, a path or file name, a number, a version, a commit hash, a cause ("根因", "because") or a fix
+  many, which version, which commit, why, what to do or whether it may prefers, among the entries holding its
+  words, those holding a date or time, a path or file name, a count ("18 color themes", "3次", not an id's digits),
+  a version, a commit hash, a cause ("根因", "because") or a fix
   ("修复", "workaround"), and one that asks what a rule allows ("can I", "should I", "要不要") those stating a rule
   ("never", "only", "必须", "不要") (× ANSWER_FACTOR). In an error book (`### 3. pip 网络中断` / `- 现象：…` / `- 根因：…` /
   `- 修复：…`) the question repeats what was seen and the cause or fix after it answers, in words of its own: such an
@@ -228,6 +229,11 @@ RULE_SHAPE = (
                re.IGNORECASE),
     re.compile(r"\b(?:never|always|must|do not|don't|dont|only|avoid|shouldn't|should not|required|forbidden|not allowed)\b|"
                r"禁止|不要|必须|不得|不能|只能|务必|严禁|不允许|一律|不准", re.IGNORECASE))
+# "How many…", "多少", "几次" asks for a count: a number that counts something ("18 color themes", "1095 行", "3次",
+# "37 → 44", a log line's "检索到 {len(memories)} 条"), not any digit — an id ("CLEANUP-003"), a list number ("5."),
+# a date or a version holds digits too.
+COUNT = re.compile(r"(?:(?<![A-Za-z0-9_.,\-/#])\d+(?:,\d{3})*(?:\.\d+)?|\{[^{}\n]{1,40}\})[ \t]*"
+                   r"(?:[次行个条项篇天人步秒倍%]|[a-z]{3,})|\d\s*(?:→|->)\s*\d", re.IGNORECASE)
 ANSWER_SHAPES = (
     (re.compile(r"^\s*(when|what time|what date|since when)\b|什么时候|何时|哪天|哪一天|几点|日期", re.IGNORECASE),
      re.compile(r"\b(?:19|20)\d\d[-/.]\d{1,2}[-/.]\d{1,2}|\d{4}年|\d{1,2}月\d{1,2}[日号]|\b\d{1,2}:\d{2}\b|"
@@ -235,7 +241,7 @@ ANSWER_SHAPES = (
     (re.compile(r"^\s*where\b|在哪|哪里|哪个目录|路径|目录在", re.IGNORECASE),
      re.compile(r"[\\/]\S|\w\.(?:md|py|json|ya?ml|toml|txt|sh|js|ts|so|log|cfg|ini)\b", re.IGNORECASE)),
     (re.compile(r"^\s*how (many|much|long|big|large|often)\b|多少|几个|几条|几次|几步|几行|几天|几篇|几项|几人",
-                re.IGNORECASE), re.compile(r"\d")),
+                re.IGNORECASE), COUNT),
     (re.compile(r"\b(which|what) version\b|版本号|哪个版本|什么版本|依赖版本", re.IGNORECASE),
      re.compile(r"\d\.\d|\bv\d")),
     (re.compile(r"\b(which|what) commits?\b|\bcommit (id|hash|sha)\b|哪个提交|哪次提交|提交号", re.IGNORECASE),
