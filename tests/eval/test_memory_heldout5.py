@@ -10,23 +10,25 @@ committed before the engine was run on them. The blind first run is recorded bel
 development set (its misses are read: `python -m tests.eval.memory_eval --misses held-out 5`), and the later column
 is not a blind figure.
 
-    top-1 / top-3   engine (blind)   + entries and names   before causes   + causes and fixes   BM25 over entries
-    exact             1.00 1.00        1.00 1.00             1.00 1.00       1.00 1.00            1.00 1.00
-    paraphrase        0.24 0.40        0.24 0.40             0.28 0.48       0.40 0.56            0.08 0.28
-    status            0.69 0.94        0.75 0.94             0.75 0.94       0.75 0.94            0.62 0.75
-    long_log          0.33 0.67        0.56 0.78             0.56 0.78       0.56 0.78            0.11 0.67
-    heading_trap      0.25 0.75        0.38 0.88             0.38 0.88       0.50 0.88            0.25 0.62
-    boundary          0.67 0.89        0.67 0.89             0.67 0.89       0.67 0.89            0.56 0.78
-    all               0.50 0.72        0.55 0.74             0.56 0.77       0.62 0.79            0.40 0.62
+    top-1 / top-3   blind        + entries, names   before causes   + causes, fixes   + counts    BM25 entries
+    exact           1.00 1.00    1.00 1.00          1.00 1.00       1.00 1.00         1.00 1.00   1.00 1.00
+    paraphrase      0.24 0.40    0.24 0.40          0.28 0.48       0.40 0.56         0.40 0.56   0.08 0.28
+    status          0.69 0.94    0.75 0.94          0.75 0.94       0.75 0.94         0.75 0.94   0.62 0.75
+    long_log        0.33 0.67    0.56 0.78          0.56 0.78       0.56 0.78         0.67 0.78   0.11 0.67
+    heading_trap    0.25 0.75    0.38 0.88          0.38 0.88       0.50 0.88         0.50 0.88   0.25 0.62
+    boundary        0.67 0.89    0.67 0.89          0.67 0.89       0.67 0.89         0.67 0.89   0.56 0.78
+    all             0.50 0.72    0.55 0.74          0.56 0.77       0.62 0.79         0.63 0.79   0.40 0.62
 
-"+ entries and names": '待' + a verb ('待完善功能') is open work; a paragraph that ends by announcing a list comes back
+"+ entries, names": '待' + a verb ('待完善功能') is open work; a paragraph that ends by announcing a list comes back
 with its first item; a fenced block inside a `###` block is never the hit alone; a file name spelled as a compound
 ('notes-mcp') counts once in the file's entries, not once per part. "Before causes" is the engine after the later
-changes of other sets (British spellings, the thesaurus). "+ causes and fixes": a why question prefers the entry that
+changes of other sets (British spellings, the thesaurus). "+ causes, fixes": a why question prefers the entry that
 gives a cause (根因, because), a what-to-do question the entry that gives a fix (修复, workaround), and in an error book
 the cause or fix after the best-matching symptom of its `###` block answers though it shares none of the question's
-words; a question about what is allowed ("should I…", "要不要") prefers the entry that states a rule. The engine is not behind the baseline in any
-category here (`BEHIND` is empty). Paraphrases that share few words with the answer remain the weak spot.
+words; a question about what is allowed ("should I…", "要不要") prefers the entry that states a rule. "+ counts":
+a how-many question prefers the entry where a number counts something ("1095 行", "18 color themes"), not one with
+an id's or a list's digits. The engine is not behind the baseline in any category here (`BEHIND` is empty).
+Paraphrases that share few words with the answer remain the weak spot.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from __future__ import annotations
 from .memory_eval import HELDOUT5, check_held_out, check_well_formed, memory_files, scored
 
 HELD_OUT = HELDOUT5
-MIN_TOP1 = 0.59
+MIN_TOP1 = 0.60
 MIN_TOP3 = 0.76
 BEHIND: dict[tuple[str, str], int] = {}  # questions the engine may be behind the baseline by, where it is now
 
