@@ -594,3 +594,43 @@ def test_text_titles_and_summaries_are_made_again_from_their_files_when_the_rows
     assert {d.rel: (d.title, d.summary) for _, d in again.index.documents()} == built
     assert order(again, "attachment cache sync todo", now_ms) == expected
     again.close()
+
+
+def test_a_compaction_refused_for_lack_of_space_is_not_tried_again_at_every_save(make_workspace, monkeypatch):
+    """Each try of a compaction on a full disk writes up to the whole database before it fails: a process tries
+    again only once the file has grown as much again, not at every save (a window saving after each change)."""
+    from knit_desktop.core.index import store as store_module
+
+    monkeypatch.setattr(store_module, "COMPACT_MIN_PAGES", 8)
+    tries: list[str] = []
+    real_connect = sqlite3.connect
+
+    class FullDisk:
+        """A real connection whose VACUUM finds the disk full."""
+
+        def __init__(self, real: sqlite3.Connection) -> None:
+            self.real = real
+
+        def execute(self, sql: str, *args):
+            if sql.strip().upper() == "VACUUM":
+                tries.append(sql)
+                raise sqlite3.OperationalError("database or disk is full")
+            return self.real.execute(sql, *args)
+
+        def __getattr__(self, name: str):
+            return getattr(self.real, name)
+
+    monkeypatch.setattr(store_module.sqlite3, "connect", lambda *a, **k: FullDisk(real_connect(*a, **k)))
+    names = [f"topic-{(i * 7919) % 300:04d}/note-{i:04d}-about-something.md" for i in range(300)]
+    root = make_workspace({rel: f"# Note {rel}\n\nA line about {rel} and more.\n" for rel in names}).resolve()
+    ws = Workspace.open_persistent(str(root))
+    assert len(tries) == 1
+    for round_ in range(3):
+        (root / names[round_]).write_text(f"# Changed {round_}\n\nNew words here.\n", encoding="utf-8")
+        ws.refresh()
+        assert ws.last_refresh.changed == 1
+    ws.close()
+    assert len(tries) == 1
+    again = Workspace.open_persistent(str(root), trust_watcher=True)
+    assert len(again.statuses) == 300 and again.rank(RankInput.from_query("changed"), now_ms=0).ranked[0].doc.rel in names[:3]
+    again.close()

@@ -188,6 +188,9 @@ class IndexStore:
         self.root = root
         self.read_only = False
         self.notice = ""
+        # Pages of the file when a compaction found the disk full: not tried again by this process until the file
+        # has grown as much again (each try writes up to the whole file before it fails).
+        self._compaction_refused_at = 0
         self._pending: list[tuple[str, tuple]] | None = None
         self._pending_rels: list[str] = []  # files written in the pending batch (see _bump)
         self._bodies: OrderedDict[str, str] = OrderedDict()
@@ -630,6 +633,7 @@ class IndexStore:
 
     def _compact_if_grown(self) -> None:
         """VACUUM the database when it has grown to COMPACT_GROWTH times its size at the last compaction."""
+        pages = 0
         try:
             pages = int(self.db.execute("PRAGMA page_count").fetchone()[0])
             row = self.db.execute("SELECT value FROM meta WHERE key = 'compacted_pages'").fetchone()
@@ -637,7 +641,7 @@ class IndexStore:
                 last = int(row[0]) if row is not None else 0
             except ValueError:
                 last = 0
-            if pages < COMPACT_MIN_PAGES or pages < COMPACT_GROWTH * last:
+            if pages < COMPACT_MIN_PAGES or pages < COMPACT_GROWTH * max(last, self._compaction_refused_at):
                 return
             # A connection of its own, with waits of its own: this connection waits BUSY_TIMEOUT_S for others, and
             # cutting the log back waits for every process still reading an older state of the file (a start
@@ -655,8 +659,10 @@ class IndexStore:
                 db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             finally:
                 db.close()
-        except sqlite3.OperationalError:
-            pass  # busy (another process writing): compacted at a later save
+        except sqlite3.OperationalError as exc:
+            if _is_disk_full(exc):
+                self._compaction_refused_at = pages
+            # (else busy, another process writing: compacted at a later save)
 
     def _commit_snapshot(self, state: dict, postings: dict, blocks: list[bytes]) -> str:
         """Write the postings file and the snapshot row in one transaction; returns the file's name."""
