@@ -355,8 +355,9 @@ def test_every_menu_item_and_button_of_the_main_window(qtbot, open_app, opened_u
 
     # --- a PDF's pages ---
     window.show_document("docs/sync-whitepaper.pdf")
+    # (Shown once the panel and its page bar are on screen too: on a loaded machine the page could arrive first.)
     qtbot.waitUntil(lambda: preview.pages == 2 and preview.page_label.pixmap() is not None
-                    and not preview.page_label.pixmap().isNull(), timeout=10_000)
+                    and not preview.page_label.pixmap().isNull() and preview.next_page.isVisible(), timeout=10_000)
     assert preview.page == 1
     walk.click("▶", lambda: qtbot.waitUntil(lambda: preview.page == 2, timeout=10_000), button=preview.next_page)
     walk.click("◀", lambda: qtbot.waitUntil(lambda: preview.page == 1, timeout=10_000), button=preview.prev_page)
