@@ -840,7 +840,9 @@ def search(libraries: list[Library], query: str, max_hits: int = DEFAULT_HITS) -
         for i in latest.values():
             tier, score, path, line, candidate = ranked[i]
             ranked[i] = (tier, score * LATEST_FACTOR, path, line, candidate)
-    ranked.sort(key=lambda r: (-r[0], -r[1], r[2], r[3]))
+    # Scores rounded for the order: sums over sets of words come out a few units in the last place apart with
+    # the interpreter's hash seed, and two entries of equal score swapped places from one run to the next.
+    ranked.sort(key=lambda r: (-r[0], -round(r[1], 9), r[2], r[3]))
     return [Hit(c.library, c.chapter, _with_announced(c.entry), s) for _, s, _, _, c in ranked[:max_hits]]
 
 
