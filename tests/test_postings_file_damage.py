@@ -6,6 +6,7 @@ stays behind for good."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -15,6 +16,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -139,13 +141,16 @@ def test_an_unreadable_postings_file(indexed):
     assert path not in files and len(files) == 1  # the unreadable one was replaced, not kept beside it
 
 
-def test_a_read_only_cache_holding_a_format_9_index(indexed):
-    """Another user's cache: the folder and its files may not be written, and the owner closed the index cleanly
-    (no -wal or -shm beside it). The command reads the snapshot read-only and ranks; nothing there changes."""
-    root, db = indexed
+DROP_OVERRIDES = ("setpriv", "--bounding-set", "-dac_override,-dac_read_search")
+
+
+@contextlib.contextmanager
+def read_only_cache(root: Path, db: Path) -> Iterator[None]:
+    """Another user's cache, as a process without root's permission overrides (DROP_OVERRIDES) meets it: the index's
+    folder and files may not be written, and the owner closed the index cleanly (no -wal or -shm beside it). A note
+    written meanwhile is new to the index. On leaving, nothing in the folder may have changed."""
     if os.geteuid() != 0 or shutil.which("setpriv") is None:
         pytest.skip("needs root and setpriv to drop the permission-override capabilities")
-    drop = ("setpriv", "--bounding-set", "-dac_override,-dac_read_search")
     (root / "notes" / "late.md").write_text("# Late\n\na late satellite orbit note\n")
     folders = [db.parent, db.parent.parent]
     before = {p.name: p.read_bytes() for p in db.parent.iterdir()}
@@ -153,46 +158,42 @@ def test_a_read_only_cache_holding_a_format_9_index(indexed):
     for path in [*db.parent.iterdir(), *folders]:
         path.chmod(0o555 if path.is_dir() else 0o444)
     try:
-        for query, expected in (("satellite orbit", "notes/orbit.md"), ("late satellite orbit note", "notes/late.md")):
-            top, err = rank_top(root, query, prefix=drop)
-            assert top == expected and err.count("\n") == 1 and "cannot be written" in err, err
-        probe = subprocess.run(
-            [*drop, sys.executable, "-c", "import sys; from knit_desktop.core.workspace import Workspace; "
-             "ws = Workspace.open_persistent(sys.argv[1]); print(ws.last_refresh.loaded_from, ws.store.read_only)",
-             str(root)], capture_output=True, text=True, env={**os.environ, "PYTHONPATH": WORKTREE})
-        assert probe.stdout.split() == ["snapshot", "True"], probe.stderr
+        yield
     finally:
         for path in folders:
             path.chmod(0o755)
     assert {p.name: p.read_bytes() for p in db.parent.iterdir()} == before
 
 
-def test_a_read_only_cache_holding_an_index_of_an_older_version(indexed):
-    """Another user's cache, or a read-only disk, holding an index an earlier version wrote (an older schema: its
-    rows are not read). Nothing there may be replaced, so the command indexes the workspace in memory and ranks,
-    saying so in one line; it failed with "the index database cannot be used" after every schema change."""
+def ranks_saying_it_cannot_be_written(root: Path) -> None:
+    for query, expected in (("satellite orbit", "notes/orbit.md"), ("late satellite orbit note", "notes/late.md")):
+        top, err = rank_top(root, query, prefix=DROP_OVERRIDES)
+        assert top == expected and err.count("\n") == 1 and "cannot be written" in err, err
+
+
+def test_a_read_only_cache_holding_a_format_9_index(indexed):
+    """The command reads the snapshot read-only and ranks; nothing there changes."""
     root, db = indexed
-    if os.geteuid() != 0 or shutil.which("setpriv") is None:
-        pytest.skip("needs root and setpriv to drop the permission-override capabilities")
-    drop = ("setpriv", "--bounding-set", "-dac_override,-dac_read_search")
+    with read_only_cache(root, db):
+        ranks_saying_it_cannot_be_written(root)
+        probe = subprocess.run(
+            [*DROP_OVERRIDES, sys.executable, "-c", "import sys; from knit_desktop.core.workspace import Workspace; "
+             "ws = Workspace.open_persistent(sys.argv[1]); print(ws.last_refresh.loaded_from, ws.store.read_only)",
+             str(root)], capture_output=True, text=True, env={**os.environ, "PYTHONPATH": WORKTREE})
+        assert probe.stdout.split() == ["snapshot", "True"], probe.stderr
+
+
+def test_a_read_only_cache_holding_an_index_of_an_older_version(indexed):
+    """An index an earlier version wrote (an older schema: its rows are not read) in a cache that may not be written:
+    nothing there may be replaced, so the command indexes the workspace in memory and ranks, saying so in one line;
+    it failed with "the index database cannot be used" after every schema change."""
+    root, db = indexed
     check = sqlite3.connect(db)
     check.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")  # as an earlier version wrote it
     check.commit()
     check.close()
-    (root / "notes" / "late.md").write_text("# Late\n\na late satellite orbit note\n")
-    folders = [db.parent, db.parent.parent]
-    before = {p.name: p.read_bytes() for p in db.parent.iterdir()}
-    assert not any(name.endswith(("-wal", "-shm")) for name in before)
-    for path in [*db.parent.iterdir(), *folders]:
-        path.chmod(0o555 if path.is_dir() else 0o444)
-    try:
-        for query, expected in (("satellite orbit", "notes/orbit.md"), ("late satellite orbit note", "notes/late.md")):
-            top, err = rank_top(root, query, prefix=drop)
-            assert top == expected and err.count("\n") == 1 and "cannot be written" in err, err
-    finally:
-        for path in folders:
-            path.chmod(0o755)
-    assert {p.name: p.read_bytes() for p in db.parent.iterdir()} == before
+    with read_only_cache(root, db):
+        ranks_saying_it_cannot_be_written(root)
 
 
 def test_deleted_while_mapped_and_then_the_process_saves(indexed):
