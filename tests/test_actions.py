@@ -587,6 +587,29 @@ def test_every_button_of_the_larger_preview_window(qtbot, open_app, opened_urls,
     walk.finish()
 
 
+def test_what_the_window_opens_does_not_inherit_knits_one_blas_thread(qtbot, open_app, monkeypatch, demo_ws):  # noqa: F811
+    """The folder or file a click opens starts a program (xdg-open and the application it runs) with the window's
+    environment; Knit's OPENBLAS_NUM_THREADS=1, set for its own processes, is not passed on to it."""
+    import knit_desktop
+
+    monkeypatch.setattr(knit_desktop, "_blas_default", True)  # as in a window started without the variable
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "1")
+    launched: list[tuple[str, str]] = []
+    monkeypatch.setattr(QDesktopServices, "openUrl", staticmethod(
+        lambda url: launched.append((url.toLocalFile(), os.environ.get("OPENBLAS_NUM_THREADS", "-"))) or True))
+    knit = open_app()
+    try:
+        window, rel = knit.window, "docs/attachment-cache.md"
+        header_folder = window.findChild(QAbstractButton, "WorkspaceBreadcrumb")
+        qtbot.mouseClick(header_folder, Qt.MouseButton.LeftButton)
+        window.show_document(rel)
+        qtbot.waitUntil(lambda: window.preview.data is not None and window.preview.data.rel == rel, timeout=10_000)
+        qtbot.mouseClick(window.preview.findChild(QAbstractButton, "OpenLocally"), Qt.MouseButton.LeftButton)
+        assert launched == [(str(demo_ws), "-"), (os.path.join(str(demo_ws), rel), "-")]
+    finally:
+        knit.close()
+
+
 def assert_equal(actual, expected) -> None:
     assert actual == expected
 
