@@ -47,7 +47,9 @@ MEMORY_SEARCH_DESCRIPTION = (
     "`limit` (default 3) within a 700-character budget (≈ 110–220 tokens), and names the memory folder. Next tier, "
     "L3: read exactly those lines with your read tool. Tier L1, the structure (libraries, chapters, line ranges, "
     "token counts, ≈ 750 tokens), is `knit-desktop memory` or the memory panel. Status questions (\"how far did X "
-    "get\", \"做到哪一步了\") favour entries that say done or open, and the latest entry of a log."
+    "get\", \"做到哪一步了\") favour entries that say done or open, and the latest entry of a log; a why question "
+    "the entry that gives a cause, a what-to-do question the fix, a how-many question an entry with a count: ask "
+    "the question itself."
 )
 
 RECALL_BROWSE_TOKENS = 800  # a browse answer: titles, events and snippets
