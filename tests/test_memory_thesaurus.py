@@ -31,13 +31,17 @@ def test_british_spellings_fold_into_american_ones_with_their_endings():
     assert units("the cache was initialised") == units("the cache was initialized")
 
 
+def first_hit_line(memory_file: str, question: str) -> int | None:
+    """The first line of the best entry a question gets from one memory file (None: no hit)."""
+    hits = search([lib(memory_file)], question)
+    return hits[0].start if hits else None
+
+
 def test_a_question_in_one_spelling_finds_the_entry_in_the_other():
-    notes = lib("# Editor\n\n## Look\n- ships two color themes, light and dark\n- tab width is four spaces\n")
-    hits = search([notes], "which colours")
-    assert hits and hits[0].start == 4
-    british = lib("# Editor\n\n## Look\n- the colour of the gutter follows the theme\n- fonts load at start\n")
-    hits = search([british], "color")
-    assert hits and hits[0].start == 4
+    assert first_hit_line("# Editor\n\n## Look\n- ships two color themes, light and dark\n- tab width is four spaces\n",
+                          "which colours") == 4
+    assert first_hit_line("# Editor\n\n## Look\n- the colour of the gutter follows the theme\n- fonts load at start\n",
+                          "color") == 4
 
 
 def test_a_word_meets_the_other_words_of_its_group():
@@ -100,12 +104,10 @@ def test_the_plural_of_analysis_is_not_a_british_verb_and_analysing_folds():
         assert fold_spelling(word) == word
     assert fold_spelling("analysing") == "analyzing"
     assert engine_stem("analysing") == engine_stem("analyzing")
-    notes = lib("# Notes\n\n## Startup\n- two analyses of the cold start ran last week\n- fonts load at start\n")
-    hits = search([notes], "analysis")
-    assert hits and hits[0].start == 4
-    british = lib("# Notes\n\n## Startup\n- analysing the cold start log took a day\n- fonts load at start\n")
-    hits = search([british], "analyzing startup")
-    assert hits and hits[0].start == 4
+    assert first_hit_line("# Notes\n\n## Startup\n- two analyses of the cold start ran last week\n- fonts load at start\n",
+                          "analysis") == 4
+    assert first_hit_line("# Notes\n\n## Startup\n- analysing the cold start log took a day\n- fonts load at start\n",
+                          "analyzing startup") == 4
 
 
 def test_a_short_form_in_the_thesaurus_does_not_meet_the_longer_words_it_begins():
