@@ -192,7 +192,9 @@ def numbered_chunk(work: ChunkWork, tasks: Sequence[FileTask], root: str) -> Num
 
 def _decoded(result: NumberedChunk, vocabularies: dict[str, WorkerVocabulary]) -> list[Outcome]:
     key, first, words, outcomes = result
-    vocabulary = vocabularies.get(key) or vocabularies.setdefault(key, WorkerVocabulary())
+    vocabulary = vocabularies.get(key)
+    if vocabulary is None:  # (not setdefault: that made a vocabulary, a NumPy buffer, for every chunk)
+        vocabulary = vocabularies[key] = WorkerVocabulary()
     vocabulary.extend(first, words)
     return [Prepared(o.doc, o.refs, o.stats, o.local_ids, vocabulary) if isinstance(o, Prepared) else o
             for o in outcomes]
