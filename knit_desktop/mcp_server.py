@@ -7,7 +7,9 @@ clamped the reference's way instead of being refused by generated validation. Th
 Tool work runs on one dedicated thread: SQLite connections belong to the thread that opened them, PyMuPDF is not
 thread-safe, and the event loop stays free to answer `initialize` and pings. The ranking engine is imported on
 that thread after the server is up, so DSH gets its `initialize` answer in well under a second; a workspace
-whose first indexing ran out of its time budget goes on indexing there between calls, in short slices.
+whose first indexing ran out of its time budget goes on indexing there between calls, in short slices, and the
+changes its watches see are applied there between calls too (KnitDocs.keep_current: the index stays current for
+the window and the command line, which trust it while the server holds its watch lease).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ if TYPE_CHECKING:
 SERVER_NAME = "knit"
 INDEXING_SLICE_S = 1.0
 WARM_UP_AFTER_S = 0.5  # a call arriving while the server indexes in the background waits at most this long
+KEEP_CURRENT_S = 0.5  # between calls, what the watches saw is applied this often (see KnitDocs.keep_current)
 
 
 def _error(message: str) -> types.CallToolResult:
@@ -58,6 +61,10 @@ class ToolHost:
         self._warm = threading.Timer(WARM_UP_AFTER_S, self._warm_up)
         self._warm.daemon = True
         self._warm.start()
+        self._stopping = threading.Event()
+        self._keeping: Future | None = None
+        self._keeper = threading.Thread(target=self._keep_current_loop, name="knit-mcp-keeper", daemon=True)
+        self._keeper.start()
 
     def _warm_up(self) -> None:
         with contextlib.suppress(RuntimeError):  # the executor already shut down: the server is ending
@@ -89,6 +96,21 @@ class ToolHost:
         if self._indexing_pending and not self._closing:
             self._background = self.executor.submit(self._index_slice)
 
+    def _keep_current_loop(self) -> None:
+        """Every KEEP_CURRENT_S, once the tools exist: queue `_keep_current` on the worker unless one is queued."""
+        while not self._stopping.wait(KEEP_CURRENT_S):
+            if self._tools is None or (self._keeping is not None and not self._keeping.done()):
+                continue
+            try:
+                self._keeping = self.executor.submit(self._keep_current)
+            except RuntimeError:  # the executor shut down: the server is ending
+                return
+
+    def _keep_current(self) -> None:
+        assert self._tools is not None
+        with contextlib.suppress(Exception):  # applied by the next call instead; an error must not end the worker
+            self._tools.docs.keep_current()
+
     def _index_slice(self) -> None:
         assert self._tools is not None
         try:
@@ -105,6 +127,7 @@ class ToolHost:
                 self._tools.close()
 
         self._closing = True
+        self._stopping.set()
         self._warm.cancel()
         with contextlib.suppress(Exception):  # a worker stuck in a long refresh: the process is ending anyway
             self.executor.submit(shut).result(timeout=30)

@@ -246,3 +246,87 @@ def test_when_the_system_refuses_watches_the_server_walks(project, tmp_path, now
         assert tool.call("zebra herd", now_ms=now_ms).structured["primary"][0]["rel"] == "docs/zebra-migration.md"
     finally:
         tool.close()
+
+
+def _lease_holder(root) -> str | None:
+    """The pid holding the watch lease of `root`'s persistent index (None: no lease), read as another process would."""
+    import sqlite3
+
+    from knit_desktop.core.paths import index_db_path
+
+    db = sqlite3.connect(f"file:{index_db_path(str(root.resolve()))}?mode=ro", uri=True)
+    try:
+        row = db.execute("SELECT value FROM meta WHERE key = 'watch_lease'").fetchone()
+    finally:
+        db.close()
+    return row[0].split()[0] if row else None
+
+
+def _opened_elsewhere(root) -> dict:
+    """How a one-shot command in another process opens `root`'s index: trusted or walked, rows read since the
+    snapshot, and whether a document is there."""
+    import json
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent(f"""
+        import json
+        from knit_desktop.core.workspace import Workspace
+        ws = Workspace.open_persistent({str(root.resolve())!r}, trust_watcher=True)
+        print(json.dumps({{"trusted": ws.last_refresh.trusted_watcher, "caught_up": ws.last_refresh.caught_up,
+                          "zebra": "docs/zebra-migration.md" in ws.index.by_rel}}))
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def test_between_calls_a_long_lived_tool_keeps_the_index_current_and_holds_its_watch_lease(project, tmp_path,
+                                                                                              now_ms):
+    """What the MCP server does between calls: the changes its watch sees go into the index at once, the snapshot
+    is saved once they rest, and while it keeps the index current it holds the watch lease, so a one-shot command
+    in another process trusts the index instead of walking. Closing gives the lease up."""
+    import time
+
+    from knit_desktop.core.index.store import SNAPSHOT_DELAY_S
+
+    tool = KnitDocs(str(project), str(tmp_path / "no-dsh"), watch=True)
+    try:
+        tool.call("retry backoff", now_ms=now_ms)
+        assert _lease_holder(project) is None  # a call alone holds none
+        assert tool.keep_current() == 0
+        assert _lease_holder(project) == str(os.getpid())
+        assert _opened_elsewhere(project) == {"trusted": True, "caught_up": 0, "zebra": False}
+
+        feed = tool._feeds[str(project.resolve())]
+        (project / "docs" / "zebra-migration.md").write_text("# Zebra migration\n\nThe zebra herd moves north.\n")
+        assert _wait_for(lambda: feed._paths)
+        assert tool.keep_current() == 1  # no call: applied between calls
+        assert _opened_elsewhere(project) == {"trusted": True, "caught_up": 1, "zebra": True}
+        assert tool.keep_current(now=time.monotonic() + SNAPSHOT_DELAY_S) == 0  # changes rested: the snapshot saved
+        assert _opened_elsewhere(project) == {"trusted": True, "caught_up": 0, "zebra": True}
+        assert tool.call("zebra herd", now_ms=now_ms).structured["primary"][0]["rel"] == "docs/zebra-migration.md"
+    finally:
+        tool.close()
+    assert _lease_holder(project) is None
+    assert _opened_elsewhere(project)["trusted"] is False
+
+
+def test_a_tool_whose_watch_the_system_refuses_holds_no_lease(project, tmp_path, now_ms, monkeypatch):
+    """No watches (inotify limits): nothing vouches for the index between calls, so commands go on walking."""
+    import errno
+
+    from knit_desktop.core.index import watching
+
+    def refused():
+        raise OSError(errno.EMFILE, "inotify instance limit reached")
+
+    monkeypatch.setattr(watching, "Observer", refused)
+    tool = KnitDocs(str(project), str(tmp_path / "no-dsh"), watch=True)
+    try:
+        tool.call("retry backoff", now_ms=now_ms)
+        assert tool.keep_current() == 0
+        assert _lease_holder(project) is None
+    finally:
+        tool.close()

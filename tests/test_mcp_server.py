@@ -211,3 +211,41 @@ def test_memory_search_and_propose_over_mcp(tmp_path):
         ("Deploys on Fridays", "ops.md", "", "note", "")]
     assert not (memory / "memory-proposals.json").exists()  # nothing unconfirmed goes near the memory files
     assert (memory / "preferences.md").read_text(encoding="utf-8").endswith("- vim keys\n")
+
+
+def test_the_server_keeps_a_workspace_current_between_calls_and_holds_its_watch_lease(project, tmp_path):
+    """A real server: after its first call it holds the watch lease of the workspace's index (a one-shot command
+    then trusts that index instead of walking), a file written afterwards reaches the index without another call,
+    and the lease is given up when the server ends."""
+    import sqlite3
+
+    from knit_desktop.core.index.watch_lease import index_watched_elsewhere
+    from knit_desktop.core.paths import index_db_path
+
+    db_path = index_db_path(str(project.resolve()))
+
+    def indexed(rel: str) -> bool:
+        db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+        try:
+            return db.execute("SELECT 1 FROM files WHERE rel = ? AND state = 'indexed'", (rel,)).fetchone() is not None
+        finally:
+            db.close()
+
+    async def until(condition, timeout_s: float = 10.0) -> bool:
+        for _ in range(int(timeout_s / 0.05)):
+            if condition():
+                return True
+            await asyncio.sleep(0.05)
+        return condition()
+
+    async def script(session: ClientSession):
+        first = await session.call_tool("knit_docs", {"query": "vector clocks"})
+        leased = await until(lambda: index_watched_elsewhere(db_path))
+        (project / "docs" / "okapi-survey.md").write_text("# Okapi survey\n\nOkapi sightings by month.\n")
+        applied = await until(lambda: indexed("docs/okapi-survey.md"))
+        return first, leased, applied
+
+    first, leased, applied = talk(server("--workspace", str(project), "--dsh-home", str(tmp_path / "no-dsh")), script)
+    assert not first.is_error, first.content
+    assert leased and applied
+    assert not index_watched_elsewhere(db_path)

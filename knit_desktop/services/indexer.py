@@ -19,7 +19,7 @@ from ..core.heap import release_heap, settle_heap
 from ..core.index.boundary import os_path
 from ..core.index.pins import Pins
 from ..core.index.preview_content import render_pdf_page
-from ..core.index.store import WATCH_LEASE_S
+from ..core.index.store import SNAPSHOT_DELAY_S, WATCH_LEASE_S
 from ..core.library import Source, labels_for, open_folder
 from ..core.workspace import RankInput, RefreshReport, Workspace
 from .worker import Worker, WorkerThread, error_text, guarded
@@ -28,7 +28,7 @@ FREEZE_EVERY = 1000  # files indexed between two heap freezes while a workspace 
 PROGRESS_EVERY_S = 0.1  # the window hears of indexing progress at most this often (and of the last file)
 
 
-SNAPSHOT_DELAY_MS = 15_000  # after live updates, save the fast-start snapshot at most this often
+SNAPSHOT_DELAY_MS = int(SNAPSHOT_DELAY_S * 1000)  # after live updates, save the fast-start snapshot at most this often
 
 
 FAILED_CANCELLED = "cancelled"  # indexing was cancelled

@@ -4,7 +4,10 @@ It answers with the context pack for the active DSH session's workspace (or a pi
 session's conversation or by an explicit query: structured content without scores, bodies or absolute paths,
 plus the text the model reads. Workspaces stay open between calls and are watched (`ChangeFeed`): a call applies
 the paths that changed and ranks; it walks the workspace only when the watch cannot say (no watches allowed,
-directories changed, indexing unfinished) and every few minutes. Nothing is ever written into the workspace.
+directories changed, indexing unfinished) and every few minutes. Between calls the server applies the changes as
+they come (`keep_current`) and holds each watched index's watch lease, so a one-shot command on the same
+workspace trusts the index instead of walking it, as it does while the window is open. Nothing is ever written
+into the workspace.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from ..dsh.usage import UsageAudit
 from ..heap import release_heap, settle_heap
 from ..index.boundary import UnsafeWorkspace, WorkspaceNotFound, check_workspace
 from ..index.pins import Pins
+from ..index.store import SNAPSHOT_DELAY_S, WATCH_LEASE_S
 from ..index.watching import ChangeFeed
 from ..output.payloads import context_payload
 from ..output.render import render_context
@@ -77,14 +81,24 @@ class KnitDocs:
         self.watch = watch
         self._feeds: dict[str, ChangeFeed] = {}
         self._walked: dict[str, float] = {}  # when each workspace was last walked
+        self._leased: dict[str, float] = {}  # when this process last renewed each workspace's watch lease
+        self._save_due: dict[str, float] = {}  # when a workspace changed between calls saves its snapshot
 
     def close(self) -> None:
         for root, ws in self._open.items():
             with contextlib.suppress(Exception):  # what the feed applied since the last walk, for the next start
                 ws.save()
-            ws.close()
-            self._unwatch(root)
+            self._close_workspace(root, ws)
         self._open.clear()
+
+    def _close_workspace(self, root: str, ws: Workspace) -> None:
+        """Give up the watch lease, close the index and stop watching (the lease first: once the watch stops,
+        nothing keeps the index current any more)."""
+        if self._leased.pop(root, None) is not None and ws.store is not None:
+            ws.store.release_watch_lease()
+        self._save_due.pop(root, None)
+        ws.close()
+        self._unwatch(root)
 
     def resolve_session(self, tool: str = TOOL_NAME, arguments: object = None) -> Resolved:
         """The session that made this call (`arguments`: the request's, to tell two calls in flight apart)."""
@@ -103,18 +117,55 @@ class KnitDocs:
             try:
                 changed = self._bring_up_to_date(real, ws)
             except Exception:
-                ws.close()  # reopened from scratch on the next call
-                self._unwatch(real)
+                self._close_workspace(real, ws)  # reopened from scratch on the next call
                 raise
             if changed:
                 settle_heap()
+                self._save_due.setdefault(real, time.monotonic() + SNAPSHOT_DELAY_S)
         self._open[real] = ws
         while len(self._open) > OPEN_WORKSPACES:
             old_root, old = self._open.popitem(last=False)
-            old.close()
-            self._unwatch(old_root)
+            with contextlib.suppress(Exception):  # (its changes since the last save, as `close` keeps them)
+                if old_root in self._save_due:
+                    old.save()
+            self._close_workspace(old_root, old)
             release_heap()
         return ws
+
+    def keep_current(self, now: float | None = None) -> int:
+        """Between calls (the MCP server runs this every KEEP_CURRENT_S): apply what each open workspace's change
+        feed saw, save its snapshot once changes have rested SNAPSHOT_DELAY_S, and hold its watch lease, renewed
+        every third of WATCH_LEASE_S. A workspace whose feed cannot say (no watches allowed) or whose indexing is
+        unfinished holds none: one-shot commands walk it. Returns the number of documents changed."""
+        now = time.monotonic() if now is None else now
+        changed = 0
+        for real, ws in list(self._open.items()):
+            feed = self._feeds.get(real)
+            if ws.store is None or ws.store.read_only:
+                continue
+            if feed is None or not feed.healthy or ws.last_refresh.pending:
+                if self._leased.pop(real, None) is not None:
+                    ws.store.release_watch_lease()
+                continue
+            try:
+                applied = self._bring_up_to_date(real, ws)
+            except Exception:
+                self._open.pop(real, None)
+                self._close_workspace(real, ws)  # reopened from scratch on the next call
+                continue
+            if applied:
+                changed += applied
+                self._save_due.setdefault(real, now + SNAPSHOT_DELAY_S)
+            if self._save_due.get(real, now + 1) <= now:
+                del self._save_due[real]
+                with contextlib.suppress(Exception):  # (kept in the rows meanwhile: the next save tries again)
+                    ws.save()
+            if now - self._leased.get(real, -WATCH_LEASE_S) >= WATCH_LEASE_S / 3:
+                ws.store.hold_watch_lease()
+                self._leased[real] = now
+        if changed:
+            settle_heap()
+        return changed
 
     def _bring_up_to_date(self, real: str, ws: Workspace) -> int:
         """Apply what the change feed saw since the last call; walk the workspace only when the feed cannot say

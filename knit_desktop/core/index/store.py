@@ -66,10 +66,13 @@ MAX_DEAD_SHARE = 0.3
 # files changed since (another process, typically the window, wrote rows and saves its snapshot only every
 # 15 s); more than that, and the postings are rebuilt from the rows.
 MAX_CATCH_UP = 5000
-# A process that keeps the index current from a file watcher (the window) renews a lease this long, every
+# A process that keeps the index current from a file watcher (the window, an MCP server) renews a lease this long, every
 # third of it; while the lease is held by a live process, a command trusts the index instead of walking the
 # workspace (the walk was 40% of a one-shot `rank` at 20,000 files and most of it at 100,000).
 WATCH_LEASE_S = 30.0
+# Such a process saves the fast-start snapshot once live updates have rested this long, at most this often (the
+# rows written since a snapshot are read again by every process that loads it).
+SNAPSHOT_DELAY_S = 15.0
 # Rows arrive in the order the walk finds files, not in name order, so the B-tree of `files` splits its pages
 # and leaves them a third empty on average (a 20,000-file build: 1.2 MB of 5.4). A save after which the database
 # file has grown to COMPACT_GROWTH times its size at the last compaction (a first build: any size from
