@@ -68,7 +68,15 @@ class ToolHost:
 
     def _warm_up(self) -> None:
         with contextlib.suppress(RuntimeError):  # the executor already shut down: the server is ending
-            self.executor.submit(self._get)
+            self.executor.submit(self._open_pinned)
+
+    def _open_pinned(self) -> None:
+        """Import the engine and open the pinned workspace (if any), so its watch and lease start now and the
+        first call finds it open; a first build over its time budget goes on in slices, as after a call."""
+        tools = self._get()
+        if not self._closing and tools.docs.open_pinned():
+            self._indexing_pending = tools.docs.indexing_pending()
+            self._schedule_indexing()
 
     def _get(self) -> AgentTools:
         if self._tools is None:

@@ -249,3 +249,22 @@ def test_the_server_keeps_a_workspace_current_between_calls_and_holds_its_watch_
     assert not first.is_error, first.content
     assert leased and applied
     assert not index_watched_elsewhere(db_path)
+
+
+def test_a_server_pinned_to_a_workspace_opens_it_before_the_first_call(project, tmp_path):
+    """Started with --workspace, the server indexes and watches that workspace once it is up, without waiting for
+    a call: its watch lease is there before the agent asks anything."""
+    from knit_desktop.core.index.watch_lease import index_watched_elsewhere
+    from knit_desktop.core.paths import index_db_path
+
+    db_path = index_db_path(str(project.resolve()))
+
+    async def script(session: ClientSession):
+        for _ in range(200):
+            if index_watched_elsewhere(db_path):
+                return True
+            await asyncio.sleep(0.05)
+        return False
+
+    assert talk(server("--workspace", str(project), "--dsh-home", str(tmp_path / "no-dsh")), script)
+    assert not index_watched_elsewhere(db_path)

@@ -132,6 +132,19 @@ class KnitDocs:
             release_heap()
         return ws
 
+    def open_pinned(self) -> bool:
+        """Open the pinned workspace before the first call asks for it (the MCP server, once it is up): its watch
+        starts and its lease follows, and the first call finds it open. False when none is pinned or it cannot be
+        opened now (the call will say why)."""
+        if not self.pinned:
+            return False
+        try:
+            check_workspace(self.pinned, self.allow_large)
+            self._workspace(self.pinned)
+        except (UnsafeWorkspace, WorkspaceNotFound, sqlite3.Error, OSError):
+            return False
+        return True
+
     def keep_current(self, now: float | None = None) -> int:
         """Between calls (the MCP server runs this every KEEP_CURRENT_S): apply what each open workspace's change
         feed saw, save its snapshot once changes have rested SNAPSHOT_DELAY_S, and hold its watch lease, renewed
