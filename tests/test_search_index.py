@@ -9,7 +9,7 @@ from knit_desktop.core.index.documents import Document
 from knit_desktop.core.index.search_index import SearchIndex, document_stats, field_sources
 from knit_desktop.core.rank.keywords import Keyword
 from knit_desktop.core.rank.ranking import freshness, rank
-from knit_desktop.core.text.tokens import CJK_PAIR, CJK_RUN, CJK_TRIPLE, LATIN_DOC_RUN, field_counts, run_keys
+from knit_desktop.core.text.tokens import LATIN_DOC_RUN, cjk_pair, cjk_run, cjk_triple, field_counts, run_keys
 
 from .reference_impl import count, reference_raw
 
@@ -129,11 +129,11 @@ def test_field_counts_are_every_run_key_counted_in_first_seen_order(text):
     for run in runs:
         for key, _ in run_keys(run):
             expected[key] = expected.get(key, 0) + 1
-    expected.update(Counter(CJK_PAIR.findall(text)))
-    expected.update(Counter(CJK_TRIPLE.findall(text)))
+    expected.update(Counter(cjk_pair().findall(text)))
+    expected.update(Counter(cjk_triple().findall(text)))
     counts, length = field_counts(text)
     assert list(counts.items()) == list(expected.items())
-    assert length == len(runs) + sum(map(len, CJK_RUN.findall(text)))
+    assert length == len(runs) + sum(map(len, cjk_run().findall(text)))
 
 
 def test_the_radix_order_of_token_ids_is_numpys_stable_order():

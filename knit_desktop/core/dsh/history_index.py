@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..paths import history_db_path
-from ..text.tokens import CJK_RUN, latin_words
+from ..text.tokens import cjk_run, latin_words
 from .log import LogReader
 from .sessions import _text_of, best_transcript, sessions_root
 
@@ -69,7 +69,7 @@ def message_terms(text: str) -> list[str]:
     """The word keys a message is found by: each Latin word (and its camelCase/snake_case parts) as the ranking
     engine keys it, and every CJK character bigram. The query side cuts its text the same way."""
     out = [key for key, _ in latin_words(text)]
-    for run in CJK_RUN.findall(text):
+    for run in cjk_run().findall(text):
         out.extend(run[i : i + 2] for i in range(len(run) - 1))
     return out
 

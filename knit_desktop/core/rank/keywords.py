@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from ..text.spelling import fold_spelling
 from ..text.stopwords import CN_EDGE_STOP, CN_STOP_BIGRAMS, CN_STOP_CHARS, EN_STOP
-from ..text.tokens import CJK_RUN, collation_key, is_latin_term, latin_query_terms, match_key
+from ..text.tokens import cjk_run, collation_key, is_latin_term, latin_query_terms, match_key
 
 KEYWORD_LIMIT = 30
 MAX_SPANS_PER_TERM = 8
@@ -81,7 +81,8 @@ def candidate_spans(text: str) -> list[tuple[str, int, int]]:
     for term, start, end in latin_query_terms(text):
         if term not in EN_STOP:
             out.append((term, start, end))
-    for match in CJK_RUN.finditer(text):
+    # (An ASCII message has no CJK run: its pattern is not even compiled.)
+    for match in () if text.isascii() else cjk_run().finditer(text):
         run, base = match.group(0), match.start()
         if len(run) < 2:
             continue

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from ..dsh.history_index import HistoryIndex, IndexedSession, Row
 from ..rank import fuzzy
 from ..rank.keywords import candidate_spans
-from ..text.tokens import CJK_RUN, collapse_whitespace, is_cjk_char, is_latin_term, key_positions, match_key
+from ..text.tokens import cjk_run, collapse_whitespace, is_cjk_char, is_latin_term, key_positions, match_key
 
 LITERAL, FUZZY = "literal", "fuzzy"
 SCOPES = ("session", "workspace", "all")
@@ -167,13 +167,13 @@ class Recall:
         (`在工` for 在建工程: 在?工 → 在建, 建工) or a wrong one (`后坠` in 后坠搜索: 后?搜 → 后缀). A gap that
         many characters fill is too ambiguous and gives nothing."""
         found: list[str] = []
-        if not any(bigram in run and len(run) <= MAX_TYPO_RUN for run in CJK_RUN.findall(text)):
+        if not any(bigram in run and len(run) <= MAX_TYPO_RUN for run in cjk_run().findall(text)):
             return found
         x, y = tuple(bigram)
         fills = self.index.middles(x, y)
         if 0 < len(fills) <= MAX_FILLS:
             found += [x + f for f in fills] + [f + y for f in fills]
-        for run in CJK_RUN.findall(text):
+        for run in cjk_run().findall(text):
             if len(run) > MAX_TYPO_RUN:
                 continue  # a sentence, not a remembered fragment: its absent bigrams straddle words
             at = run.find(bigram)
