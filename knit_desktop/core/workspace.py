@@ -37,13 +37,13 @@ from .index.scan import BackgroundScan, Candidate, FileStatus, WorkspaceScan, ca
 from .index.search_index import SearchIndex
 from .index.store import FileRow, IndexStore, is_damage, postings_damaged
 from .paths import index_db_path
-from .rank.context_pack import ContextPack, build_context_pack
 from .rank.keywords import Keyword, extract_keywords, query_keywords
 from .rank.pinning import pin_pack
 from .rank.ranking import Ranking, rank
 
 if TYPE_CHECKING:
     from .index.preview_content import PreviewData
+    from .rank.context_pack import ContextPack
     from .view import SourceRanking, ViewResult
 
 BATCH = 200  # files per store transaction
@@ -560,6 +560,8 @@ class Workspace:
              ) -> ContextPack:
         """The context pack of a relevance ranking of documents (no second ranking), with the user's pins and
         hides applied when `pins` is given."""
+        from .rank.context_pack import build_context_pack  # (loaded by `context`, not by every `rank`)
+
         pack = build_context_pack(ranking, self.graph(), task=request.task, recent_limit=recent_limit)
         return pin_pack(pack, pins, self.index.get) if pins is not None else pack
 

@@ -4,10 +4,14 @@ Only for printing: the window gets typed results (`core/view.py`), never these d
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..index.pins import Pins
-from ..rank.context_pack import ContextPack, PackItem
 from ..rank.pinning import pinned_ranked
 from ..rank.ranking import Ranking
+
+if TYPE_CHECKING:  # a context pack's modules load with `context`, not with every `rank`
+    from ..rank.context_pack import ContextPack, PackItem
 
 TOOL_RELATIONS = 2
 

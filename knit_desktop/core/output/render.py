@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..index.pins import Pins
-from ..rank.context_pack import ContextPack, PackItem
 from ..rank.pinning import pinned_ranked
 from ..rank.ranking import Ranking
 from ..text.timefmt import relative_time_en
 from ..text.tokens import truncate
+
+if TYPE_CHECKING:  # a context pack's modules load with `context`, not with every `rank`
+    from ..rank.context_pack import ContextPack, PackItem
 
 ITEM_SUMMARY_CHARS = 90
 TIER_HEADINGS = {

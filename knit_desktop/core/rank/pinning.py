@@ -8,19 +8,23 @@ rank list puts the pinned first in the order they were pinned. `--ignore-pins` s
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import overload
+from typing import TYPE_CHECKING, overload
 
 from ..index.documents import Document
 from ..index.pins import Pins
-from .context_pack import ContextPack, PackItem, Reason
 from .ranking import RankedDoc, Ranking
-from .roles import source_type
+
+if TYPE_CHECKING:  # a context pack's modules load with `context`, not with every `rank`
+    from .context_pack import ContextPack, PackItem
 
 
 def pin_pack(pack: ContextPack, pins: Pins, document: Callable[[str], Document | None]) -> ContextPack:
     """`pack` without hidden documents and with the pinned ones (that `document` knows) in its pinned tier."""
     if not pins.pinned and not pins.hidden:
         return pack
+    from .context_pack import PackItem, Reason
+    from .roles import source_type
+
     gone = set(pins.hidden) | set(pins.pinned)
     found: dict[str, PackItem] = {}
     hidden = sum(1 for item in pack.items() if item.record.doc.rel in pins.hidden)
