@@ -92,9 +92,8 @@ def _in_process_only(*args, **kwargs):
 def through_workers(monkeypatch):
     """Every (re)index goes through two worker processes, and preparing a file in this process fails the test."""
     monkeypatch.setattr(workspace_module, "PARALLEL_MIN_FILES", 1)
-    monkeypatch.setattr(workspace_module, "worker_count", lambda: 2)
+    monkeypatch.setattr(preparing, "worker_count", lambda: 2)
     monkeypatch.setattr(preparing, "CHUNK_FILES", 8)  # several chunks in flight per worker even here
-    monkeypatch.setattr(workspace_module, "prepare_file", _in_process_only)
     monkeypatch.setattr(preparing, "prepare_file", _in_process_only)
 
 
@@ -111,9 +110,8 @@ def test_workers_index_a_mixed_workspace_exactly_as_one_process_does(make_worksp
 
     with monkeypatch.context() as patch:
         patch.setattr(workspace_module, "PARALLEL_MIN_FILES", 1)
-        patch.setattr(workspace_module, "worker_count", lambda: 2)
+        patch.setattr(preparing, "worker_count", lambda: 2)
         patch.setattr(preparing, "CHUNK_FILES", 8)
-        patch.setattr(workspace_module, "prepare_file", _in_process_only)
         patch.setattr(preparing, "prepare_file", _in_process_only)
         parallel = Workspace.open(str(root))
         assert _index_picture(parallel) == expected
@@ -160,7 +158,7 @@ def test_a_file_that_kills_its_worker_costs_only_that_file(make_workspace, throu
     root = _mixed_workspace(make_workspace({}), notes=40)
     write_file(root, "notes/crash-me.md", "# Crash me\n\nThe worker dies reading this.\n")
     write_file(root, "notes/zz-crash-too.md", "# Also fine\n\nThis one does not crash (its name does not start so).\n")
-    monkeypatch.setattr(workspace_module, "prepare_in_processes",
+    monkeypatch.setattr(preparing, "prepare_in_processes",
                         functools.partial(preparing.prepare_in_processes, work=crashing_work))
     ws = Workspace.open_persistent(str(root))
     statuses = dict(ws.statuses)
@@ -210,7 +208,7 @@ def test_workers_that_cannot_start_leave_the_files_to_this_process(make_workspac
             raise OSError("no more processes")
 
     monkeypatch.setattr(workspace_module, "PARALLEL_MIN_FILES", 1)
-    monkeypatch.setattr(workspace_module, "worker_count", lambda: 2)
+    monkeypatch.setattr(preparing, "worker_count", lambda: 2)
     monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", NoProcesses)  # imported when a build needs it
     assert _rankings(Workspace.open(str(root))) == expected
 

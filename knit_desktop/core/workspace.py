@@ -23,16 +23,6 @@ from .index.boundary import OUTSIDE_REASON, WorkspaceNotFound, links_outside
 from .index.documents import MEDIA_KINDS, Document, kind_for_name
 from .index.links import LinkGraph, Ref, build_graph
 from .index.pins import Pins
-from .index.preparing import (
-    TOUCHED,
-    FileTask,
-    Outcome,
-    Prepared,
-    failure_status,
-    prepare_file,
-    prepare_in_processes,
-    worker_count,
-)
 from .index.scan import BackgroundScan, Candidate, FileStatus, WorkspaceScan, candidate_for, scan_workspace
 from .index.search_index import SearchIndex
 from .index.store import FileRow, IndexStore, is_damage, postings_damaged
@@ -42,6 +32,7 @@ from .rank.pinning import pin_pack
 from .rank.ranking import Ranking, rank
 
 if TYPE_CHECKING:
+    from .index.preparing import FileTask, Outcome  # (reading files: loaded when a file is (re)indexed)
     from .index.preview_content import PreviewData
     from .rank.context_pack import ContextPack
     from .view import SourceRanking, ViewResult
@@ -344,12 +335,18 @@ class Workspace:
     def _prepared_in_processes(self, todo: list[Candidate]) -> Generator[Outcome, None, None] | None:
         """The files of `todo` prepared in worker processes, in order, when there are enough of them to pay for
         starting the workers (None: prepare each in process)."""
+        if len(todo) < PARALLEL_MIN_FILES:
+            return None
+        from .index.preparing import prepare_in_processes, worker_count
+
         workers = worker_count()
-        if len(todo) < PARALLEL_MIN_FILES or workers < 1:
+        if workers < 1:
             return None
         return prepare_in_processes([self._task(c) for c in todo], self.root, workers)
 
     def _task(self, cand: Candidate) -> FileTask:
+        from .index.preparing import FileTask
+
         row = self._row(cand.rel)
         known = ""
         if row is not None and row.state == "indexed" and cand.rel in self.index.by_rel:
@@ -425,6 +422,8 @@ class Workspace:
         """Bring one file's record up to date: from `prepared` when a worker process already read it."""
         if self.store is not None:
             self._batch_rels.add(cand.rel)
+        from .index.preparing import TOUCHED, prepare_file
+
         existed = self._row(cand.rel) is not None
         outcome = prepared if prepared is not None else prepare_file(self._task(cand), self.root)
         if outcome == TOUCHED:
@@ -446,10 +445,14 @@ class Workspace:
         Every step for one file (reading within the workspace, decoding, extraction, link parsing, storing) is inside
         this file's error boundary: whatever goes wrong becomes its status and the rest of the workspace indexes.
         Only a failing index store (SQLite) is not one file's problem and is raised."""
+        from .index.preparing import FileTask, prepare_file
+
         return self._apply(rel, kind, mtime_ms, size, prepare_file(FileTask(path, rel, kind, mtime_ms, size), self.root, data))
 
     def _apply(self, rel: str, kind: str, mtime_ms: int, size: int, outcome: Outcome) -> FileStatus:
         """Put a prepared file into the index and the store, or record why it is not indexed."""
+        from .index.preparing import Prepared, failure_status
+
         if isinstance(outcome, Prepared):
             doc, refs = outcome.doc, outcome.refs
             try:
