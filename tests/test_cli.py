@@ -44,6 +44,23 @@ def test_the_command_line_loads_no_engine_before_a_command_runs():
     assert out.stdout.strip() == "[]", out.stderr
 
 
+def test_a_cold_rank_loads_only_what_ranking_uses(ws, now_ms):
+    """A `rank` of an English query on a built index, in a fresh process: the context pack's modules (`context`
+    loads them), the file-preparing module (no file is re-read) and the tokeniser's CJK patterns are not loaded."""
+    assert run("index", "--workspace", str(ws)).returncode == 0
+    deferred = ("knit_desktop.core.rank.context_pack", "knit_desktop.core.rank.passages",
+                "knit_desktop.core.rank.roles", "knit_desktop.core.index.preparing")
+    code = ("import sys; from knit_desktop.cli import main; "
+            f"status = main(['rank', '--workspace', {str(ws)!r}, '--query', 'attachment cache', '--now', '{now_ms}']); "
+            "from knit_desktop.core.text import tokens; "
+            f"print(status, [m for m in {deferred!r} if m in sys.modules], "
+            "[f.cache_info().currsize for f in (tokens.cjk_run, tokens.cjk_pair, tokens.cjk_triple)])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert "docs/cache.md" in out.stdout  # it ranked
+    assert out.stdout.strip().splitlines()[-1] == "0 [] [0, 0, 0]"
+
+
 def test_rank_json_shape_and_order(ws, now_ms):
     out = run("rank", "--workspace", str(ws), "--query", "attachment cache", "--now", str(now_ms), "--json")
     assert out.returncode == 0, out.stderr
