@@ -17,7 +17,6 @@ from ..index.search_index import Pool, SearchIndex, TermPostings, field_sources,
 from ..sized_cache import SizedCache
 from ..text.tokens import is_latin_term
 from .bm25 import FIELD_B, FIELD_WEIGHTS, K1, TF_CAP, keyword_factor
-from .fuzzy import Neighbour, neighbours, surface_word
 from .keywords import Keyword, choose_keywords
 from .topic import topic_for
 
@@ -506,6 +505,8 @@ def fuzzy_stand_ins(
             sum((sp.text, i) not in explained for i in range(sp.start, sp.end)) >= 2 for sp in keyword.spans
         ):
             continue
+        from .fuzzy import Neighbour, neighbours, surface_word  # (loaded only when a word matched nothing)
+
         found = neighbours(index, keyword.term, usable)
         for key in found:
             taken.add(key)
