@@ -1,8 +1,9 @@
 """No regular expression in Knit is worse than linear: every pattern in the package runs on 1 MB of its worst case
 under a time budget.
 
-The patterns are found, not listed: every `re.Pattern` at module or class level in `knit_desktop` and every literal
-pattern passed to `re.sub`/`re.match`/… in its source, so a new one is checked without touching this file. Worst
+The patterns are found, not listed: every `re.Pattern` at module or class level in `knit_desktop`, every one a
+module's cached function without parameters compiles on first use, and every literal pattern passed to
+`re.sub`/`re.match`/… in its source, so a new one is checked without touching this file. Worst
 cases are built from each pattern's own structure: floods of each character it mentions, after each prefix that
 leads into one of its repeats (`<!-- tags:` then spaces), and runs of those prefixes (`[[[[`, `](](](`). Each
 candidate is timed on 4 KB; the slowest ones per pattern then run on 1 MB, in a child process the test kills if one
@@ -73,6 +74,14 @@ def _literal_patterns(module) -> list[tuple[str, int]]:
     return found
 
 
+def _compiled_on_first_use(value, module_name: str) -> bool:
+    """A module's cached function without parameters that returns a pattern (one compiled on first use)."""
+    if not (callable(value) and hasattr(value, "cache_info") and getattr(value, "__module__", None) == module_name):
+        return False
+    signature = inspect.signature(value)
+    return not signature.parameters and "Pattern" in str(signature.return_annotation)
+
+
 def project_patterns() -> dict[str, re.Pattern]:
     """Every regular expression of the package, by where it is defined (first seen)."""
     import knit_desktop
@@ -93,6 +102,8 @@ def project_patterns() -> dict[str, re.Pattern]:
         for name, value in sorted(vars(module).items()):
             if isinstance(value, re.Pattern):
                 add(value, f"{info.name}.{name}")
+            elif _compiled_on_first_use(value, info.name):
+                add(value(), f"{info.name}.{name}()")
             elif isinstance(value, type) and value.__module__ == info.name:
                 for attr, inner in sorted(vars(value).items()):
                     if isinstance(inner, re.Pattern):
