@@ -11,23 +11,49 @@ import bisect
 import posixpath
 import re
 from dataclasses import dataclass, field
+from functools import cache
 from urllib.parse import unquote
 
 MAX_REFS_PER_DOC = 500
 LINK_TARGET_EXTENSIONS = (".md", ".markdown", ".txt", ".pdf")
 
-_BACKTICK = re.compile(r"`([^`\n]+)`")
+# The patterns are compiled on first use (about 0.6 ms together): only reading a file's links needs them, not a
+# command that loads an index.
+
+
+@cache
+def _backtick() -> re.Pattern[str]:
+    return re.compile(r"`([^`\n]+)`")
+
+
 # Link text holds no bracket: each `[` starts at most one scan, which stops at the next bracket, so a line of
 # brackets costs linear time (a text class with `[` in it made a 60 KB line of `[` take seconds).
-_MD_LINK = re.compile(r"\[[^\[\]\n]*\]\(\s*<?([^)\s>]+)")
-_LINK_TARGET = re.compile(r"\]\([^()\n]*\)")
-_SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.IGNORECASE)
-_BARE = re.compile(
-    r"(?:^|(?<=[\s(（]))((?:[\w.@+-]+/)*[\w.@+-]+\.(?:md|markdown|txt|pdf))(?![\w.])", re.IGNORECASE | re.MULTILINE
-)
+@cache
+def _md_link() -> re.Pattern[str]:
+    return re.compile(r"\[[^\[\]\n]*\]\(\s*<?([^)\s>]+)")
 
-# Every bare path ends in one of these: without one, _BARE cannot match and is not run.
-_EXTENSION_HINT = re.compile(r"\.(?:md|markdown|txt|pdf)", re.IGNORECASE)
+
+@cache
+def _link_target() -> re.Pattern[str]:
+    return re.compile(r"\]\([^()\n]*\)")
+
+
+@cache
+def _scheme() -> re.Pattern[str]:
+    return re.compile(r"^[a-z][a-z0-9+.-]*:", re.IGNORECASE)
+
+
+@cache
+def _bare() -> re.Pattern[str]:
+    return re.compile(
+        r"(?:^|(?<=[\s(（]))((?:[\w.@+-]+/)*[\w.@+-]+\.(?:md|markdown|txt|pdf))(?![\w.])", re.IGNORECASE | re.MULTILINE
+    )
+
+
+# Every bare path ends in one of these: without one, _bare() cannot match and is not run.
+@cache
+def _extension_hint() -> re.Pattern[str]:
+    return re.compile(r"\.(?:md|markdown|txt|pdf)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -38,7 +64,7 @@ class Ref:
 
 def _clean(candidate: str) -> str | None:
     candidate = candidate.strip().split("#", 1)[0]
-    if not candidate or _SCHEME.match(candidate):
+    if not candidate or _scheme().match(candidate):
         return None
     if not candidate.lower().endswith(LINK_TARGET_EXTENSIONS):
         return None
@@ -57,21 +83,21 @@ def extract_refs(text: str) -> list[Ref]:
     backticks = "`" in text
     links = "](" in text
     if backticks:
-        for m in _BACKTICK.finditer(text):
+        for m in _backtick().finditer(text):
             cand = _clean(m.group(1))
             if cand:
                 found.append((m.start(), cand))
     if links:
-        for m in _MD_LINK.finditer(text):
+        for m in _md_link().finditer(text):
             cand = _clean(unquote(m.group(1)))
             if cand:
                 found.append((m.start(1), cand))
-    if _EXTENSION_HINT.search(text):
+    if _extension_hint().search(text):
         # Bare paths are looked for where backtick spans and link targets are blanked out, so
         # `00_ Knit PRD/x.md` does not also yield PRD/x.md.
-        masked = _BACKTICK.sub(_blank, text) if backticks else text
-        masked = _LINK_TARGET.sub(_blank, masked) if links else masked
-        for m in _BARE.finditer(masked):
+        masked = _backtick().sub(_blank, text) if backticks else text
+        masked = _link_target().sub(_blank, masked) if links else masked
+        for m in _bare().finditer(masked):
             cand = _clean(m.group(1))
             if cand:
                 found.append((m.start(1), cand))
