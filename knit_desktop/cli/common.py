@@ -9,13 +9,6 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
-from ..core.dsh.conversation import (
-    MAX_MESSAGES_BYTES,
-    Message,
-    MessagesFormatError,
-    load_messages,
-    messages_from_json,
-)
 from ..core.index.boundary import UnsafeWorkspace, check_workspace
 from ..core.text.tokens import escape_controls
 from ..core.workspace import RankInput, Workspace, has_persistent_index
@@ -24,10 +17,19 @@ from ..resources import demo_conversation
 from .parser import UsageError
 
 if TYPE_CHECKING:
+    from ..core.dsh.conversation import Message
     from ..core.dsh.sessions import SessionLog
 
 
 def read_messages(source: str) -> list[Message]:
+    # Imported here: a query needs no conversation reader.
+    from ..core.dsh.conversation import (
+        MAX_MESSAGES_BYTES,
+        MessagesFormatError,
+        load_messages,
+        messages_from_json,
+    )
+
     try:
         if source == "-":
             return messages_from_json(sys.stdin.read(MAX_MESSAGES_BYTES + 1))

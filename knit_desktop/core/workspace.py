@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .dsh.conversation import MAX_CHARS, Message, conversation_window
 from .index.boundary import OUTSIDE_REASON, WorkspaceNotFound, links_outside
 from .index.documents import MEDIA_KINDS, Document, kind_for_name
 from .index.links import LinkGraph, Ref, build_graph
@@ -30,8 +29,10 @@ from .paths import index_db_path
 from .rank.keywords import Keyword, extract_keywords, query_keywords
 from .rank.pinning import pin_pack
 from .rank.ranking import Ranking, rank
+from .text.tokens import WINDOW_CHARS
 
 if TYPE_CHECKING:
+    from .dsh.conversation import Message
     from .index.preparing import FileTask, Outcome  # (reading files: loaded when a file is (re)indexed)
     from .index.preview_content import PreviewData
     from .rank.context_pack import ContextPack
@@ -55,11 +56,13 @@ class RankInput:
 
     @classmethod
     def from_query(cls, query: str) -> RankInput:
-        # A query is read like the conversation window: only its first MAX_CHARS characters count.
-        return cls(query_keywords(query[:MAX_CHARS]))
+        # A query is read like the conversation window: only its first WINDOW_CHARS characters count.
+        return cls(query_keywords(query[:WINDOW_CHARS]))
 
     @classmethod
     def from_messages(cls, messages: list[Message]) -> RankInput:
+        from .dsh.conversation import conversation_window  # (a query needs no conversation reader)
+
         window = conversation_window(messages)
         return cls(extract_keywords(window.texts), window.task)
 

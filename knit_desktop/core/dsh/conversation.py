@@ -8,11 +8,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..text.stopwords import TASK_ACK
-from ..text.tokens import collapse_whitespace
+from ..text.tokens import WINDOW_CHARS, collapse_whitespace
 
 MAX_MESSAGES = 6
 MESSAGE_CHARS = 2000
-MAX_CHARS = 6000
+MAX_CHARS = WINDOW_CHARS  # (kept with the tokeniser, so cutting a query does not load this module)
 TASK_CHARS = 80
 
 # A user who says they are changing the subject ("Different question: …", "换个话题，…") means the messages before it

@@ -16,6 +16,9 @@ import Stemmer
 # 2+ characters (`170`, `2010`, `40m`, `3d`), or a two-letter acronym written with a capital (`UI`, `Qt`).
 LATIN_QUERY_RUN = re.compile(r"[A-Za-z0-9_]+")
 LATIN_PIECE = 30
+# The most text the ranker reads of a conversation (its window stops once its messages reach this many
+# characters) and of a query, which is read the same way.
+WINDOW_CHARS = 6000
 # The document side: maximal runs of letters, digits and underscores, each indexed as one word and as its
 # word-parts (camelCase, snake_case and letter/digit boundaries split: mtimeMs -> mtime, ms).
 LATIN_DOC_RUN = re.compile(r"[A-Za-z0-9_]+")
