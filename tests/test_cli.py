@@ -47,11 +47,12 @@ def test_the_command_line_loads_no_engine_before_a_command_runs():
 def test_a_cold_rank_loads_only_what_ranking_uses(ws, now_ms):
     """A `rank` of an English query on a built index, in a fresh process: the context pack's modules (`context`
     loads them), the file-preparing module (no file is re-read), the typo layer (every word matched), the
-    conversation reader (a query is no conversation) and the tokeniser's CJK patterns are not loaded."""
+    conversation reader (a query is no conversation), the JSON module (text output, no pins) and the tokeniser's
+    CJK patterns are not loaded."""
     assert run("index", "--workspace", str(ws)).returncode == 0
     deferred = ("knit_desktop.core.rank.context_pack", "knit_desktop.core.rank.passages",
                 "knit_desktop.core.rank.roles", "knit_desktop.core.index.preparing", "knit_desktop.core.rank.fuzzy",
-                "knit_desktop.core.dsh.conversation")
+                "knit_desktop.core.dsh.conversation", "json")
     code = ("import sys; from knit_desktop.cli import main; "
             f"status = main(['rank', '--workspace', {str(ws)!r}, '--query', 'attachment cache', '--now', '{now_ms}']); "
             "from knit_desktop.core.text import tokens; "

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -12,8 +11,6 @@ from typing import TYPE_CHECKING
 from ..core.index.boundary import UnsafeWorkspace, check_workspace
 from ..core.text.tokens import escape_controls
 from ..core.workspace import RankInput, Workspace, has_persistent_index
-from ..demo import prepare_demo_workspace
-from ..resources import demo_conversation
 from .parser import UsageError
 
 if TYPE_CHECKING:
@@ -72,12 +69,19 @@ def rank_input(args: argparse.Namespace) -> RankInput:
     if getattr(args, "messages", None):
         return RankInput.from_messages(read_messages(args.messages))
     if args.demo:
+        from ..resources import demo_conversation
+
         return RankInput.from_messages(read_messages(str(demo_conversation())))
     return RankInput([])
 
 
 def workspace_root(args: argparse.Namespace) -> str:
-    root = args.workspace or (str(prepare_demo_workspace(now_ms(args))) if args.demo else None)
+    root = args.workspace or None
+    if root is None and args.demo:
+        # Imported here: it loads a JSON reader that a command on a workspace does not need.
+        from ..demo import prepare_demo_workspace
+
+        root = str(prepare_demo_workspace(now_ms(args)))
     if root is None:
         raise UsageError("--workspace DIR is required (or --demo)")
     check_workspace_arg(root, args)
@@ -145,6 +149,8 @@ def say(text: str = "") -> None:
 
 
 def print_json(data: object) -> None:
+    import json  # (imported here: a command's text output needs no JSON)
+
     sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -51,7 +50,10 @@ class Pins:
         if not real:
             return pins
         with contextlib.suppress(OSError, ValueError, UnicodeDecodeError):
-            data = json.loads(pins_path(real).read_text(encoding="utf-8"))
+            text = pins_path(real).read_text(encoding="utf-8")
+            import json  # (when there are pins to read: a `rank` of a workspace without them loads no JSON reader)
+
+            data = json.loads(text)
             if isinstance(data, dict):
                 pins.pinned = _rels(data.get("pinned"))
                 pins.hidden = [rel for rel in _rels(data.get("hidden")) if rel not in pins.pinned]
@@ -88,6 +90,8 @@ class Pins:
             return
         path = pins_path(self.root)
         path.parent.mkdir(parents=True, exist_ok=True)
+        import json
+
         text = json.dumps({"root": self.root, "pinned": self.pinned, "hidden": self.hidden}, ensure_ascii=False,
                           indent=1)
         import tempfile  # only a change of pins writes: `rank` reads them on every call

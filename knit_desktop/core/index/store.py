@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import json
 import marshal
 import os
 import shutil
@@ -496,6 +495,8 @@ class IndexStore:
 
     def put_document(self, doc: Document, refs: list[Ref]) -> None:
         """Record an indexed document (call inside a transaction)."""
+        import json  # (imported where it is used: loading an index needs no JSON)
+
         self._forget_body(doc.rel)
         self._bump(doc.rel)
         self._write(
@@ -586,6 +587,8 @@ class IndexStore:
         return None if row is None else self._document_of(row)
 
     def _document_of(self, row: tuple) -> tuple[Document, list[Ref]]:
+        import json
+
         rel, kind, mtime, size, digest, title, summary, body, truncated, pages, refs, reason = row
         text = self._body_of(rel, kind, body)
         if kind in BODY_FROM_FILE_KINDS:
