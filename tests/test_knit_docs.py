@@ -264,7 +264,7 @@ def _lease_holder(root) -> str | None:
     return row[0].split()[0] if row else None
 
 
-def _opened_elsewhere(root) -> dict:
+def _opened_elsewhere(root, rel: str = "docs/zebra-migration.md") -> dict:
     """How a one-shot command in another process opens `root`'s index: trusted or walked, rows read since the
     snapshot, and whether a document is there."""
     import json
@@ -277,7 +277,7 @@ def _opened_elsewhere(root) -> dict:
         from knit_desktop.core.workspace import Workspace
         ws = Workspace.open_persistent({str(root.resolve())!r}, trust_watcher=True)
         print(json.dumps({{"trusted": ws.last_refresh.trusted_watcher, "caught_up": ws.last_refresh.caught_up,
-                          "zebra": "docs/zebra-migration.md" in ws.index.by_rel}}))
+                          "zebra": {rel!r} in ws.index.by_rel}}))
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
@@ -314,3 +314,37 @@ def test_between_calls_a_long_lived_tool_keeps_the_index_current_and_holds_its_w
     assert _lease_holder(project) is None
     assert _opened_elsewhere(project)["trusted"] is False
 
+
+def test_a_file_written_into_a_new_folder_while_the_server_walks_it_still_reaches_the_index(project, tmp_path,
+                                                                                           now_ms, monkeypatch):
+    """A new folder makes the server walk the workspace and watch it anew. A file written into that folder after
+    the walk went past it is seen by the new watch (the watch is renewed before the walk), so the index a
+    one-shot command trusts while the server holds the lease is not missing it."""
+    from knit_desktop.core.workspace import Workspace
+
+    tool = KnitDocs(str(project), str(tmp_path / "no-dsh"), watch=True)
+    try:
+        tool.call("retry backoff", now_ms=now_ms)
+        tool.keep_current()
+        notes = project / "notes"  # at the top, next to build/: watched by no recursive watch until replanned
+        walk = Workspace.refresh
+
+        def walk_then_write(self, *args, **kwargs):
+            report = walk(self, *args, **kwargs)
+            if not (notes / "zebra-migration.md").exists():  # written just after the walk went past notes/
+                (notes / "zebra-migration.md").write_text("# Zebra migration\n\nThe zebra herd moves north.\n")
+            return report
+
+        monkeypatch.setattr(Workspace, "refresh", walk_then_write)
+        feed = tool._feeds[str(project.resolve())]
+        notes.mkdir()
+        assert _wait_for(lambda: feed._rescan)
+        tool.keep_current()  # the walk (and the file written right after it)
+        monkeypatch.setattr(Workspace, "refresh", walk)
+        _wait_for(lambda: feed._paths, timeout_s=2.0)
+        tool.keep_current()
+        assert _lease_holder(project) == str(os.getpid())
+        seen = _opened_elsewhere(project, "notes/zebra-migration.md")
+        assert seen["trusted"] and seen["zebra"]  # trusted, so it must not miss the file
+    finally:
+        tool.close()
