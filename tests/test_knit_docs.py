@@ -348,3 +348,45 @@ def test_a_file_written_into_a_new_folder_while_the_server_walks_it_still_reache
         assert seen["trusted"] and seen["zebra"]  # trusted, so it must not miss the file
     finally:
         tool.close()
+
+
+def test_a_workspace_folder_moved_away_and_made_again_is_walked_not_trusted_stale(project, tmp_path, now_ms):
+    """The watches follow the folder they were put on: moved away (or deleted) and made again at the same path,
+    the workspace's new files are seen by no watch. The server notices the folder is another one, walks it and
+    watches it anew, so the index a one-shot command trusts while the lease is held has the new files."""
+    tool = KnitDocs(str(project), str(tmp_path / "no-dsh"), watch=True)
+    try:
+        tool.call("retry backoff", now_ms=now_ms)
+        tool.keep_current()
+        assert _lease_holder(project) == str(os.getpid())
+        project.rename(tmp_path / "project-before")
+        (project / "docs").mkdir(parents=True)
+        (project / "docs" / "zebra-migration.md").write_text("# Zebra migration\n\nThe zebra herd moves north.\n")
+        assert _wait_for(lambda: tool.keep_current() > 0 or _lease_holder(project) is None, timeout_s=3.0)
+        seen = _opened_elsewhere(project)
+        assert not seen["trusted"] or seen["zebra"]
+        (project / "docs" / "okapi.md").write_text("# Okapi\n\nOkapi sightings.\n")  # and watched again after
+        assert _wait_for(lambda: tool.keep_current() > 0, timeout_s=3.0)
+        seen = _opened_elsewhere(project, "docs/okapi.md")
+        assert seen["trusted"] and seen["zebra"]
+    finally:
+        tool.close()
+
+
+def test_lost_events_and_a_deleted_workspace_folder_ask_for_a_walk(tmp_path):
+    """The system's event queue overflowed (thousands of files changed at once), or the watched folder itself
+    was deleted: the paths that changed are unknown, so the feed asks for a walk instead of trusting its watch."""
+    from watchdog.events import DirDeletedEvent, EventsLostEvent, FileModifiedEvent
+
+    from knit_desktop.core.index.watching import ChangeFeed
+
+    root = tmp_path / "ws"
+    root.mkdir()
+    feed = ChangeFeed(str(root))
+    real = os.path.realpath(root)
+    feed.on_any_event(FileModifiedEvent(os.path.join(real, "a.md")))
+    assert feed.drain() == (["a.md"], False)
+    feed.on_any_event(EventsLostEvent(real, is_directory=True))
+    assert feed.drain() == ([], True)
+    feed.on_any_event(DirDeletedEvent(real))
+    assert feed.drain() == ([], True)

@@ -76,6 +76,10 @@ def event_paths(root: str, event: FileSystemEvent) -> tuple[list[str], bool] | N
     nothing the index holds."""
     if event.event_type in ("opened", "closed_no_write"):
         return None
+    if event.event_type == "events_lost":
+        return [], True  # the system's event queue overflowed (a large checkout, an unzip): only a walk can say
+    if event.is_directory and event.event_type in ("deleted", "moved") and os.fsdecode(event.src_path) == root:
+        return [], True  # the workspace folder itself went away: its watches see nothing any more
     if event.is_directory and event.event_type not in ("created", "deleted", "moved"):
         return None  # a directory "modified" only echoes a change to one of its files, reported on its own
     paths = [event.src_path, getattr(event, "dest_path", "")]
@@ -89,7 +93,9 @@ class ChangeFeed(FileSystemEventHandler):
     """The paths changed under a workspace since the last `drain`, collected on watchdog's threads.
 
     `healthy` is False when the system refused the watches (inotify limits): the caller then walks the
-    workspace as before. A directory that appeared, vanished or moved asks for a walk (`drain`'s second value)."""
+    workspace as before. A directory that appeared, vanished or moved asks for a walk (`drain`'s second value),
+    and so does a workspace folder that is no longer the one watched (moved away, deleted and made again: the
+    watches follow the old folder and see nothing of the new one)."""
 
     def __init__(self, root: str) -> None:
         self.root = os.path.realpath(root)
@@ -98,8 +104,10 @@ class ChangeFeed(FileSystemEventHandler):
         self._paths: set[str] = set()
         self._rescan = False
         self._observer: Observer | None = None  # type: ignore[valid-type]  # watchdog's alias of the platform's
+        self._identity: tuple[int, int] | None = None  # the watched folder's (device, inode)
 
     def start(self) -> bool:
+        self._identity = folder_identity(self.root)  # before the watches: a folder swapped meanwhile is noticed
         try:
             observer = Observer()  # watchdog opens its inotify instance here: the system may refuse already
         except OSError:
@@ -145,7 +153,18 @@ class ChangeFeed(FileSystemEventHandler):
             paths, rescan = sorted(self._paths), self._rescan
             self._paths.clear()
             self._rescan = False
+        if self._observer is not None and folder_identity(self.root) != self._identity:
+            rescan = True  # (a stat every drain: the server drains every half second)
         return paths, rescan
+
+
+def folder_identity(path: str) -> tuple[int, int] | None:
+    """(device, inode) of the folder at `path`, None when there is none."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 def watch_tree(handler: FileSystemEventHandler, path: str) -> Observer | None:  # type: ignore[valid-type]
