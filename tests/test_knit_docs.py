@@ -390,3 +390,36 @@ def test_lost_events_and_a_deleted_workspace_folder_ask_for_a_walk(tmp_path):
     assert feed.drain() == ([], True)
     feed.on_any_event(DirDeletedEvent(real))
     assert feed.drain() == ([], True)
+
+
+def test_the_lease_is_given_up_while_new_folders_are_walked(project, tmp_path, now_ms, monkeypatch):
+    """A folder moved into the workspace may hold thousands of files: until the walk has indexed them the index
+    is behind, so the server gives up its lease before walking (a one-shot command walks meanwhile instead of
+    trusting an index without them) and takes it again once the walk is done."""
+    from knit_desktop.core.workspace import Workspace
+
+    tool = KnitDocs(str(project), str(tmp_path / "no-dsh"), watch=True)
+    try:
+        tool.call("retry backoff", now_ms=now_ms)
+        tool.keep_current()
+        assert _lease_holder(project) == str(os.getpid())
+        walk = Workspace.refresh
+        holders: list[str | None] = []
+
+        def watched_walk(self, *args, **kwargs):
+            holders.append(_lease_holder(project))
+            return walk(self, *args, **kwargs)
+
+        monkeypatch.setattr(Workspace, "refresh", watched_walk)
+        feed = tool._feeds[str(project.resolve())]
+        staging = tmp_path / "imported"
+        staging.mkdir()
+        (staging / "zebra-migration.md").write_text("# Zebra migration\n\nThe zebra herd moves north.\n")
+        staging.rename(project / "imported")
+        assert _wait_for(lambda: feed._rescan)
+        tool.keep_current()
+        assert holders == [None]  # no lease while the walk went on
+        assert _lease_holder(project) == str(os.getpid())  # and taken again after it
+        assert _opened_elsewhere(project, "imported/zebra-migration.md")["zebra"]
+    finally:
+        tool.close()
