@@ -118,6 +118,10 @@ class ToolHost:
         assert self._tools is not None
         with contextlib.suppress(Exception):  # applied by the next call instead; an error must not end the worker
             self._tools.docs.keep_current()
+            # A walk it made (directories came or went) may have run out of its time budget: index the rest in
+            # slices, as after a call; until then the workspace holds no lease and is not kept current.
+            self._indexing_pending = self._tools.docs.indexing_pending()
+        self._schedule_indexing()
 
     def _index_slice(self) -> None:
         assert self._tools is not None

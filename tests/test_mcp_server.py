@@ -268,3 +268,58 @@ def test_a_server_pinned_to_a_workspace_opens_it_before_the_first_call(project, 
 
     assert talk(server("--workspace", str(project), "--dsh-home", str(tmp_path / "no-dsh")), script)
     assert not index_watched_elsewhere(db_path)
+
+
+def test_a_walk_between_calls_that_runs_out_of_time_goes_on_between_calls(project, tmp_path):
+    """Directories that came between calls make the server walk the workspace within its time budget; what the
+    budget left unindexed is indexed in slices between calls, as after a call, so the workspace is complete and
+    its lease held again without waiting for the agent's next call."""
+    import sqlite3
+    import time
+
+    from knit_desktop.core.agent.tools import AgentTools
+    from knit_desktop.core.paths import index_db_path
+    from knit_desktop.mcp_server import ToolHost
+
+    db_path = index_db_path(str(project.resolve()))
+
+    def read(sql: str):
+        if not db_path.exists():
+            return None
+        db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+        try:
+            return db.execute(sql).fetchone()
+        except sqlite3.OperationalError:  # not made yet
+            return None
+        finally:
+            db.close()
+
+    def held() -> bool:
+        row = read("SELECT value FROM meta WHERE key = 'watch_lease'")
+        return row is not None and row[0].split()[0] == str(os.getpid())
+
+    def until(condition, timeout_s: float = 20.0) -> bool:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if condition():
+                return True
+            time.sleep(0.05)
+        return condition()
+
+    def factory() -> AgentTools:
+        tools = AgentTools(str(project), str(tmp_path / "no-dsh"), str(tmp_path / "memory"), watch=True)
+        tools.docs.budget_s = 0.0  # every walk stops after its first batch of files
+        return tools
+
+    host = ToolHost(factory)
+    try:
+        assert until(held)  # the pinned workspace, opened at warm-up
+        staging = tmp_path / "imported"
+        staging.mkdir()
+        for i in range(450):
+            (staging / f"note-{i:03}.md").write_text(f"# Note {i}\n\nAn imported note about topic {i}.\n")
+        staging.rename(project / "imported")
+        # (walked within its budget of nothing: 200 of the 450 indexed, the lease given up, the rest left over)
+        assert until(lambda: held() and read("SELECT count(*) FROM files WHERE rel LIKE 'imported/%'") == (450,))
+    finally:
+        host.close()
