@@ -423,3 +423,27 @@ def test_the_lease_is_given_up_while_new_folders_are_walked(project, tmp_path, n
         assert _opened_elsewhere(project, "imported/zebra-migration.md")["zebra"]
     finally:
         tool.close()
+
+
+def test_a_workspace_folder_deleted_and_made_again_is_watched_again(project, tmp_path, now_ms):
+    """Deleted, the workspace cannot be watched and its lease is given up; made again (a fresh clone), the next
+    call watches it anew, and the server keeps it current and holds its lease again instead of walking it on
+    every call for as long as it runs."""
+    import shutil
+
+    tool = KnitDocs(str(project), str(tmp_path / "no-dsh"), watch=True)
+    try:
+        tool.call("retry backoff", now_ms=now_ms)
+        tool.keep_current()
+        feed = tool._feeds[str(project.resolve())]
+        shutil.rmtree(project)
+        assert _wait_for(lambda: tool.keep_current() >= 0 and not feed.healthy)
+        assert _lease_holder(project) is None
+        (project / "docs").mkdir(parents=True)
+        (project / "docs" / "zebra-migration.md").write_text("# Zebra migration\n\nThe zebra herd moves north.\n")
+        assert tool.call("zebra herd", now_ms=now_ms).structured["primary"][0]["rel"] == "docs/zebra-migration.md"
+        tool.keep_current()
+        assert feed.healthy
+        assert _lease_holder(project) == str(os.getpid())
+    finally:
+        tool.close()

@@ -175,7 +175,9 @@ class KnitDocs:
                 del self._save_due[real]
                 with contextlib.suppress(Exception):  # (kept in the rows meanwhile: the next save tries again)
                     ws.save()
-            if now - self._leased.get(real, -WATCH_LEASE_S) >= WATCH_LEASE_S / 3:
+            if not feed.healthy or ws.last_refresh.pending:  # the walk it made: the folder went, or its budget ran out
+                self._release_lease(real, ws)
+            elif now - self._leased.get(real, -WATCH_LEASE_S) >= WATCH_LEASE_S / 3:
                 ws.store.hold_watch_lease()
                 self._leased[real] = now
         if changed:

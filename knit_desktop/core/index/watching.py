@@ -104,9 +104,11 @@ class ChangeFeed(FileSystemEventHandler):
         self._paths: set[str] = set()
         self._rescan = False
         self._observer: Observer | None = None  # type: ignore[valid-type]  # watchdog's alias of the platform's
-        self._identity: tuple[int, int] | None = None  # the watched folder's (device, inode)
+        self._started = False
+        self._identity: tuple[int, int] | None = None  # the watched folder's (device, inode) when started
 
     def start(self) -> bool:
+        self._started = True
         self._identity = folder_identity(self.root)  # before the watches: a folder swapped meanwhile is noticed
         try:
             observer = Observer()  # watchdog opens its inotify instance here: the system may refuse already
@@ -153,8 +155,11 @@ class ChangeFeed(FileSystemEventHandler):
             paths, rescan = sorted(self._paths), self._rescan
             self._paths.clear()
             self._rescan = False
-        if self._observer is not None and folder_identity(self.root) != self._identity:
-            rescan = True  # (a stat every drain: the server drains every half second)
+        # (A stat every drain: the server drains every half second.) Watched, the folder is another one now; not
+        # watched because it was gone, it is back: either way, walk it and watch it anew.
+        if self._started and (self._observer is not None or self._identity is None) \
+                and folder_identity(self.root) != self._identity:
+            rescan = True
         return paths, rescan
 
 
