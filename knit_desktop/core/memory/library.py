@@ -9,7 +9,8 @@ the list items, numbered items, table rows, paragraphs and fenced code blocks in
 heading is never an entry alone: it opens the entry that follows it and stays the context (`Entry.heading`) of the
 entries under it; a lead-in line (a line bold as a whole, or a short line ending with a colon) does the same for
 the list, table, code block or paragraph right under it (`Entry.lead_in` for the items after the first); a `---`
-rule ends the entry above it; YAML front matter is one entry; comments are not content.
+rule ends the entry above it; YAML front matter is one entry; comments are not content. A file written whole inside
+a ```` ```markdown ```` fence is read as the Markdown it holds.
 Paragraphs between a `---` rule and the next rule or heading stay together the same way (up to BLOCK_LINES).
 Text before the first `##` (a preamble: front matter, a summary, a TL;DR) is an implicit chapter of its own. A file
 without any `##` is split into entries, each standing as its own (implicit) chapter.
@@ -366,6 +367,22 @@ def _front_matter(lines: list[str]) -> int:
     return 0
 
 
+def _unwrapped(lines: list[str]) -> list[str]:
+    """A memory file written whole inside a ```` ```markdown ```` fence (pasted from a chat answer) read as the
+    Markdown it holds: the opening and closing fence lines blanked, every other line where it was. Otherwise the
+    whole file would be one code block: one entry, no chapters."""
+    filled = [i for i, line in enumerate(lines) if line.strip()]
+    if len(filled) < 3:
+        return lines
+    first, last = lines[filled[0]].strip(), lines[filled[-1]].strip()
+    marker = first[:3]
+    if marker not in ("```", "~~~") or first[3:].strip().lower() not in ("markdown", "md") or last != marker:
+        return lines
+    out = list(lines)
+    out[filled[0]] = out[filled[-1]] = ""
+    return out
+
+
 def _chapter_heads(lines: list[str]) -> list[int]:
     """The `##` lines, outside fenced code blocks."""
     heads: list[int] = []
@@ -390,7 +407,7 @@ def _implicit_title(entry: Entry) -> str:
 
 
 def parse_library(path: str, text: str, names: dict[str, str] | None = None) -> Library:
-    lines = text.splitlines()
+    lines = _unwrapped(text.splitlines())
     stem = Path(path).stem
     h1 = ""
     library_tags: list[str] = []

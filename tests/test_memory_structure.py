@@ -1,0 +1,67 @@
+"""Memory files as people write them, read into the right entries: the shapes that made a question miss its
+answer (a file pasted whole inside a code fence, …)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from knit_desktop.core.memory.library import MemoryIndex
+from knit_desktop.core.memory.search import search
+
+
+def folder(tmp_path: Path, files: dict[str, str]) -> list:
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    return MemoryIndex(str(tmp_path)).libraries()
+
+
+def first_hit(libraries: list, query: str) -> str:
+    hits = search(libraries, query)
+    assert hits, query
+    return hits[0].location
+
+
+ACTIVE_CONTEXT = """```markdown
+# Active Context: Personal Scheduler Application
+
+This document outlines the active context for the Personal Scheduler application: the current sprint, ongoing
+tasks, known issues, priorities and next steps.
+
+## Sprint Goals (Sprint 2: Focused Productivity)
+
+*   **Implement a simple pomodoro timer:** start, pause and reset from the task view.
+*   **Add recurring tasks:** daily and weekly repeats stored by the backend.
+
+## Current Priorities
+
+*   Robust error handling in the backend, so a failed request never loses a task.
+*   Clear error feedback to the user in the frontend when the API cannot be reached.
+
+```bash
+npm run dev
+```
+
+## Known Issues
+
+*   Dates are shown in UTC instead of the user's time zone.
+```
+"""
+
+
+def test_a_file_pasted_inside_a_markdown_fence_is_read_as_markdown(tmp_path):
+    libraries = folder(tmp_path, {"activeContext.md": ACTIVE_CONTEXT,
+                                  "notes.md": "# Notes\n\n## Frontend\n- the user sees a spinner while tasks load\n"})
+    (library,) = [lib for lib in libraries if lib.stem == "activeContext"]
+    assert [c.title for c in library.chapters][1:] == [
+        "Sprint Goals (Sprint 2: Focused Productivity)", "Current Priorities", "Known Issues"]
+    assert library.h1 == "Active Context: Personal Scheduler Application"
+    # the code block inside stays a code block of its chapter, the lines keep their numbers
+    priorities = library.chapter("Current Priorities")
+    assert [(e.start, e.style) for e in priorities.entries] == [(14, "list"), (15, "list"), (17, "code")]
+    assert first_hit(libraries, "frontend error feedback to the user") == "activeContext.md:15-15"
+
+
+def test_a_file_that_only_starts_with_a_fence_is_not_unwrapped(tmp_path):
+    text = "```markdown\n## Not a chapter\n- shown as an example\n```\n\n## Real chapter\n- a real note\n"
+    (library,) = folder(tmp_path, {"example.md": text})
+    assert [c.title for c in library.chapters if not c.implicit] == ["Real chapter"]
