@@ -65,3 +65,42 @@ def test_a_file_that_only_starts_with_a_fence_is_not_unwrapped(tmp_path):
     text = "```markdown\n## Not a chapter\n- shown as an example\n```\n\n## Real chapter\n- a real note\n"
     (library,) = folder(tmp_path, {"example.md": text})
     assert [c.title for c in library.chapters if not c.implicit] == ["Real chapter"]
+
+
+ACTIVE_TASK = """# 活跃任务
+
+## 当前状态
+
+- **是否有活跃任务**: 是
+- **任务名称**: 官网改版工作流
+- **阶段**: 执行中（首页设计 → 切图）
+- **下一步**: 用户确认配色后开始写样式
+
+## 备忘
+
+- 官网改版的素材放在 assets/ 下，首页设计稿在 design/home.fig
+"""
+
+BACKLOG = """# Backlog
+
+## Critical (Must Fix Before Release)
+
+### BUG-012: Sync drops the last edit
+- **File:** `Services/Sync.swift` (line 310)
+- **Issue:** the last edit before closing the window is not uploaded.
+- **Status:** KNOWN - workaround in place
+
+### BUG-013: Export loses images
+- **File:** `Services/Export.swift`
+- **Issue:** images in a table cell are left out of the PDF.
+- **Status:** FIXED in 1.4.2
+"""
+
+
+def test_a_status_question_about_a_record_of_fields_gets_the_field_of_its_state(tmp_path):
+    libraries = folder(tmp_path, {"active-task.md": ACTIVE_TASK, "BACKLOG.md": BACKLOG})
+    # the record is named by one field and says where it stands in another, which shares no word with the question
+    assert first_hit(libraries, "官网改版做到哪一步了") == "active-task.md:7-7"
+    assert first_hit(libraries, "is BUG-012 fixed?") == "BACKLOG.md:8-8"
+    # a question that is not about where it stands still gets the field holding its words
+    assert first_hit(libraries, "官网改版的任务名称是什么") == "active-task.md:6-6"

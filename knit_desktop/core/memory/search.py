@@ -55,7 +55,9 @@ block, or a `###` block with its body — see `library.py`), with its chapter an
 - **Status intent** ("做到哪一步了", "how far did X get", "done yet", "还在进行吗", and a yes/no question about a
   state: "X 修好了吗", "is X merged", "has X been built"): applies to the entry's own words — entries carrying a status (done / open markers, checkboxes, dates, 现状 / 状态 / currently) are
   preferred, the latest of them in an append-only log first; when the question names a state (blocked, pending, 进行中…), entries in that state
-  gain and those in the opposite state lose (the seed's × 1.15 / × 0.85).
+  gain and those in the opposite state lose (the seed's × 1.15 / × 0.85). A record written as fields (`- **任务名称**:
+  …` / `- **阶段**: 执行中`, `### BUG-005` / `- **Status:** KNOWN`) is named by one field and says where it stands in
+  another: when its best field says no state, the field keyed as one answers (`_state_of_record`).
 
 `score_chapter` keeps the seed's six dimensions at chapter level (it is what the boosts and the strict tier read).
 """
@@ -247,7 +249,14 @@ ANSWER_SHAPES = (
     (re.compile(r"\b(which|what) commits?\b|\bcommit (id|hash|sha)\b|哪个提交|哪次提交|提交号", re.IGNORECASE),
      re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b")),
 ) + (CAUSE_SHAPE, FIX_SHAPE, RULE_SHAPE)
-FOLLOWING_SHAPES = (CAUSE_SHAPE, FIX_SHAPE)  # what an error book says after the problem (`_cause_after_symptom`)
+FOLLOWING_SHAPES = (CAUSE_SHAPE, FIX_SHAPE)
+# A record written as fields, one list item each (`- **任务名称**: 抖音推介…` / `- **阶段**: 执行中` / `- **下一步**: …`,
+# `### BUG-005` / `- **File:** …` / `- **Status:** KNOWN`, `## … | M1.2` / `- Status: done` / `- Next: …`): one field
+# names the thing, another says where it stands. A status question names the thing; the field of its state answers
+# (`_state_of_record`).
+FIELD = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\*\*|__)?([^*_:：\n]{1,24}?)(?:\*\*|__)?\s*[:：]")
+STATE_KEYS = frozenset(("status", "state", "stage", "phase", "progress", "next", "next step", "next steps", "状态",
+                        "阶段", "进度", "进展", "下一步", "现状", "当前状态", "当前阶段", "当前进度"))  # what an error book says after the problem (`_cause_after_symptom`)
 TOKEN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+|[A-Za-z0-9]+")
 MONTHS = {m: i + 1 for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split())}
 MONTH_DAY = re.compile(r"\b(?:19|20)\d\d[-/.](\d{1,2})[-/.](\d{1,2})\b|(\d{1,2})月(\d{1,2})[日号]|"
@@ -766,6 +775,43 @@ def _cause_after_symptom(ranked: list[tuple[int, float, str, int, _Candidate]],
     return out + [(1, value, c.library.path, c.entry.start, c) for value, c in lifted.values()]
 
 
+def _field_key(entry: Entry) -> str | None:
+    """The key of a list item written as a field (`- **Status:** done`, `- 阶段：执行中`), lower-cased; else None."""
+    if entry.style not in ("list", "numbered"):
+        return None
+    lines = entry.text.split("\n", 2)
+    line = lines[1] if entry.opened_by_heading and len(lines) > 1 else lines[0]
+    match = FIELD.match(line)
+    return match.group(1).strip().lower() if match else None
+
+
+def _state_of_record(ranked: list[tuple[int, float, str, int, _Candidate]],
+                     fields: list[tuple[tuple[str, int, str], _Candidate, float, bool, bool]]
+                     ) -> list[tuple[int, float, str, int, _Candidate]]:
+    """A status question about a record written as fields: when the record's best field names the thing without
+    saying where it stands, the field whose key says it (STATE_KEYS: `Status`, `阶段`, `下一步`) scores as that field
+    × ANSWER_FACTOR — though it may share none of the question's words. `fields` holds each field item with its record
+    (file, chapter, `###` heading), its score, whether its key is a state's and whether its text says a state."""
+    top: dict[tuple[str, int, str], tuple[float, bool]] = {}  # a record's best field: its score, whether a state
+    for record, _, score, keyed, says in fields:
+        if score > top.get(record, (0.0, True))[0]:
+            top[record] = (score, keyed or says)
+    lifted: dict[int, tuple[float, _Candidate]] = {}
+    for record, candidate, score, keyed, _ in fields:
+        best, best_is_state = top.get(record, (0.0, True))
+        if keyed and not best_is_state and best * ANSWER_FACTOR > score:
+            lifted[id(candidate.entry)] = (best * ANSWER_FACTOR, candidate)
+    if not lifted:
+        return ranked
+    out = []
+    for tier, score, path, line, candidate in ranked:
+        if id(candidate.entry) in lifted:
+            score, _ = lifted.pop(id(candidate.entry))
+            tier = 1
+        out.append((tier, score, path, line, candidate))
+    return out + [(1, value, c.library.path, c.entry.start, c) for value, c in lifted.values()]
+
+
 def search(libraries: list[Library], query: str, max_hits: int = DEFAULT_HITS) -> list[Hit]:
     q, topic_text = _query_terms(query)
     if not q:
@@ -795,6 +841,7 @@ def search(libraries: list[Library], query: str, max_hits: int = DEFAULT_HITS) -
     # the cause or fix after the best entry of a block (FOLLOWING_SHAPES, `_cause_after_symptom`).
     following = [shape for asks, shape in FOLLOWING_SHAPES if asks.search(query)]
     in_blocks: list[tuple[int, _Candidate, float]] = []
+    fields: list[tuple[tuple[str, int, str], _Candidate, float, bool, bool]] = []  # a status question's field items
     block, last = 0, ("", "")  # a block: a run of entries of one file under one `###` heading
     for candidate, (body, held, answer) in zip(candidates, _bm25(candidates, q, order, function_words)):
         if answer is not candidate.entry:
@@ -823,6 +870,13 @@ def search(libraries: list[Library], query: str, max_hits: int = DEFAULT_HITS) -
             score *= _status_factor(query, candidate.chapter, candidate.library)
         if following and candidate.entry.heading:
             in_blocks.append((block, candidate, score))
+        if asks_status and (key := _field_key(candidate.entry)) is not None:
+            # A field that says where it stands in its own words (`Done: M1.2 深审完成`, `Evidence: … (status:
+            # approved)`) answers for itself: it lifts no other field of its record.
+            text = candidate.entry.text.lower()
+            states = any(_states(text)) or bool(DATE.search(text)) or any(word in text for word in STATE_WORDS)
+            record = (candidate.library.path, id(candidate.chapter), candidate.entry.heading)
+            fields.append((record, candidate, score, key in STATE_KEYS, states))
         if score > 0:
             ranked.append((1, score, candidate.library.path, candidate.entry.start, candidate))
         elif candidate.topic > 0 and id(candidate.chapter) not in stand_ins:
@@ -832,6 +886,8 @@ def search(libraries: list[Library], query: str, max_hits: int = DEFAULT_HITS) -
             ranked.append((0, candidate.topic, candidate.library.path, candidate.entry.start, candidate))
     if in_blocks:
         ranked = _cause_after_symptom(ranked, in_blocks, following)
+    if fields:
+        ranked = _state_of_record(ranked, fields)
     if asks_status:  # the latest entry about it in each file (logs grow at the end) says where it stands now
         latest: dict[str, int] = {}
         for i, row in enumerate(ranked):
