@@ -254,7 +254,8 @@ FOLLOWING_SHAPES = (CAUSE_SHAPE, FIX_SHAPE)
 # `### BUG-005` / `- **File:** …` / `- **Status:** KNOWN`, `## … | M1.2` / `- Status: done` / `- Next: …`): one field
 # names the thing, another says where it stands. A status question names the thing; the field of its state answers
 # (`_state_of_record`).
-FIELD = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\*\*|__)?([^*_:：\n]{1,24}?)(?:\*\*|__)?\s*[:：]")
+# The key starts with a non-space, so the spaces before it are read one way only (linear on any line).
+FIELD = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]+(?:\*\*|__)?([^\s*_:：][^*_:：\n]{0,23}?)(?:\*\*|__)?[ \t]*[:：]")
 STATE_KEYS = frozenset(("status", "state", "stage", "phase", "progress", "next", "next step", "next steps", "状态",
                         "阶段", "进度", "进展", "下一步", "现状", "当前状态", "当前阶段", "当前进度"))  # what an error book says after the problem (`_cause_after_symptom`)
 TOKEN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+|[A-Za-z0-9]+")
