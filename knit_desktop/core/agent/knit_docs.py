@@ -150,9 +150,10 @@ class KnitDocs:
 
     def keep_current(self, now: float | None = None) -> int:
         """Between calls (the MCP server runs this every KEEP_CURRENT_S): apply what each open workspace's change
-        feed saw, save its snapshot once changes have rested SNAPSHOT_DELAY_S, and hold its watch lease, renewed
-        every third of WATCH_LEASE_S. A workspace whose feed cannot say (no watches allowed) or whose indexing is
-        unfinished holds none: one-shot commands walk it. Returns the number of documents changed."""
+        feed saw, save its snapshot SNAPSHOT_DELAY_S after the first change since the last save, and hold its watch
+        lease, renewed every third of WATCH_LEASE_S. A workspace whose feed cannot say (no watches allowed) or
+        whose indexing is unfinished holds none: one-shot commands walk it. Returns the number of documents
+        changed."""
         now = time.monotonic() if now is None else now
         changed = 0
         for real, ws in list(self._open.items()):

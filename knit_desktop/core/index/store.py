@@ -69,7 +69,7 @@ MAX_CATCH_UP = 5000
 # third of it; while the lease is held by a live process, a command trusts the index instead of walking the
 # workspace (the walk was 40% of a one-shot `rank` at 20,000 files and most of it at 100,000).
 WATCH_LEASE_S = 30.0
-# Such a process saves the fast-start snapshot once live updates have rested this long, at most this often (the
+# Such a process saves the fast-start snapshot this long after the first live update since its last save (the
 # rows written since a snapshot are read again by every process that loads it).
 SNAPSHOT_DELAY_S = 15.0
 # Rows arrive in the order the walk finds files, not in name order, so the B-tree of `files` splits its pages
