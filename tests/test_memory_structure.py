@@ -104,3 +104,51 @@ def test_a_status_question_about_a_record_of_fields_gets_the_field_of_its_state(
     assert first_hit(libraries, "is BUG-012 fixed?") == "BACKLOG.md:8-8"
     # a question that is not about where it stands still gets the field holding its words
     assert first_hit(libraries, "官网改版的任务名称是什么") == "active-task.md:6-6"
+
+
+PROGRESS_WITH_LEGEND = """# Market Maker — progress
+
+## Sessions
+
+| Date | Work | Tests |
+|------|------|-------|
+| 2026-03-02 | Order book snapshot parser | ✅ |
+| 2026-03-04 | Quote engine skeleton | 🚧 |
+
+## Legend / 图例
+
+| Symbol / 符号 | Meaning / 含义 |
+|---------------|---------------|
+| ✅ | All tests passed / 所有测试通过 |
+| ❌ | Tests failed (see blockers) / 测试失败（见阻塞项） |
+| 🚧 | Work in progress / 进行中 |
+"""
+
+CLONES = """# RingCode 进度
+
+## 总览
+
+**结论**：v0.2 P0 与分身主路径已落地，可日常使用。分身 S0～S5 主路径已实现，**2026-09-14 用户确认实机测试通过**；2026-09-15 修正 Codex 分身会话切回原版时的 provider 残留，并确认 Claude Code 原版/分身按入口隔离配置。剩余工作见下方 P1 列表与规划文档第 11、12 节。
+
+## P1 未完成
+
+- WSP-007 多工作区标签页
+- SKL-008 Git 导入 Skill
+- 分身列表的排序与重命名
+- 分身图标跟随主题色
+
+## 分身设计要点
+
+- 每个分身一个独立的配置目录，按入口区分。
+- 分身会话可以切回原版继续，provider 跟随会话记录。
+- 删除分身时保留其会话历史，可从归档恢复。
+"""
+
+
+def test_a_legend_row_is_no_answer_to_a_status_question(tmp_path):
+    # A legend says what a symbol means ("✅ = all tests passed"); it states where nothing stands, so it gets no
+    # status bonus and is not the latest status of its file.
+    libraries = folder(tmp_path, {"marketmaker-progress.md": PROGRESS_WITH_LEGEND, "clones.md": CLONES})
+    assert first_hit(libraries, "分身功能实机测试通过了吗") == "clones.md:5-5"
+    # …and a question about a symbol's meaning still finds the legend.
+    assert first_hit(libraries, "what does the ❌ symbol mean in the tests column").startswith("marketmaker-progress.md:")

@@ -776,6 +776,19 @@ def _cause_after_symptom(ranked: list[tuple[int, float, str, int, _Candidate]],
     return out + [(1, value, c.library.path, c.entry.start, c) for value, c in lifted.values()]
 
 
+def _is_legend(entry: Entry) -> bool:
+    """Whether an entry is a row of a legend: a table row of two cells whose first is a symbol, no word
+    (`| ✅ | All tests passed |`, `| [ ] | 待办 |`). It says what a symbol means, not where anything stands."""
+    if entry.style != "table":
+        return False
+    line = entry.text.rsplit("\n", 1)[-1].strip()
+    if not line.startswith("|"):
+        return False
+    cells = [cell.strip() for cell in line[1:].removesuffix("|").split("|")]
+    return (len(cells) == 2 and 0 < len(cells[0]) <= 8 and bool(cells[1])
+            and not any(ch.isalnum() or ch == "_" for ch in cells[0]))
+
+
 def _field_key(entry: Entry) -> str | None:
     """The key of a list item written as a field (`- **Status:** done`, `- 阶段：执行中`), lower-cased; else None."""
     if entry.style not in ("list", "numbered"):
@@ -854,7 +867,7 @@ def search(libraries: list[Library], query: str, max_hits: int = DEFAULT_HITS) -
             score = body * (1 - COORDINATION + COORDINATION * held) * _boost(query, q, candidate, asks_status)
         if score > 0 and shapes and any(shape.search(candidate.entry.text) for shape in shapes):
             score *= ANSWER_FACTOR
-        if score > 0 and asks_status:
+        if score > 0 and asks_status and not _is_legend(candidate.entry):
             is_open, is_closed = _states(candidate.entry.text)
             if not (is_open or is_closed):  # a kanban-style file says it in a heading: `## In Progress`, `## Done`
                 labels = [h for h in (candidate.chapter.title, candidate.entry.heading) if 0 < len(terms(h)) <= 4]
@@ -892,7 +905,7 @@ def search(libraries: list[Library], query: str, max_hits: int = DEFAULT_HITS) -
     if asks_status:  # the latest entry about it in each file (logs grow at the end) says where it stands now
         latest: dict[str, int] = {}
         for i, row in enumerate(ranked):
-            if row[0] and (row[2] not in latest or row[3] > ranked[latest[row[2]]][3]):
+            if row[0] and not _is_legend(row[4].entry) and (row[2] not in latest or row[3] > ranked[latest[row[2]]][3]):
                 latest[row[2]] = i
         for i in latest.values():
             tier, score, path, line, candidate = ranked[i]
