@@ -764,16 +764,7 @@ def _cause_after_symptom(ranked: list[tuple[int, float, str, int, _Candidate]],
         value, start = best.get(block, (0.0, 0))
         if value > 0 and candidate.entry.start > start:
             lifted[id(candidate.entry)] = (value * ANSWER_FACTOR, candidate)
-    if not lifted:
-        return ranked
-    out = []
-    for tier, score, path, line, candidate in ranked:
-        if id(candidate.entry) in lifted:
-            value, _ = lifted.pop(id(candidate.entry))
-            score = max(value, score) if tier else value
-            tier = 1
-        out.append((tier, score, path, line, candidate))
-    return out + [(1, value, c.library.path, c.entry.start, c) for value, c in lifted.values()]
+    return _lifted(ranked, lifted, keep_higher=True)
 
 
 def _is_legend(entry: Entry) -> bool:
@@ -815,12 +806,20 @@ def _state_of_record(ranked: list[tuple[int, float, str, int, _Candidate]],
         best, best_is_state = top.get(record, (0.0, True))
         if keyed and not best_is_state and best * ANSWER_FACTOR > score:
             lifted[id(candidate.entry)] = (best * ANSWER_FACTOR, candidate)
+    return _lifted(ranked, lifted, keep_higher=False)
+
+
+def _lifted(ranked: list[tuple[int, float, str, int, _Candidate]], lifted: dict[int, tuple[float, _Candidate]],
+            keep_higher: bool) -> list[tuple[int, float, str, int, _Candidate]]:
+    """`ranked` with the entries of `lifted` (by id of the entry: its new score) in the first tier at their new
+    score (with `keep_higher`, a score already higher in the first tier stays), and those not ranked yet added."""
     if not lifted:
         return ranked
     out = []
     for tier, score, path, line, candidate in ranked:
         if id(candidate.entry) in lifted:
-            score, _ = lifted.pop(id(candidate.entry))
+            value, _ = lifted.pop(id(candidate.entry))
+            score = max(value, score) if keep_higher and tier else value
             tier = 1
         out.append((tier, score, path, line, candidate))
     return out + [(1, value, c.library.path, c.entry.start, c) for value, c in lifted.values()]
