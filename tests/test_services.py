@@ -101,6 +101,18 @@ def test_a_new_directory_full_of_files_is_picked_up(qtbot, live):
     wait_for_top(qtbot, service, "narwhal", "moved-in/deep.md")
 
 
+def test_a_workspace_folder_replaced_by_a_new_one_is_watched_and_walked_again(qtbot, live):
+    """The workspace folder moved aside and a new one made in its place (a fresh checkout, a restore): the watches
+    followed the old folder and saw nothing of the new one. The window walks the new folder and watches it."""
+    root, service, _watcher, _ = live({"a.md": "# Alpha\n\nalpha notes"})
+    os.rename(root, root.with_name(root.name + ".old"))
+    root.mkdir()
+    (root / "zebra.md").write_text("# Zebra\n\nThe zebra herd moves north.", encoding="utf-8")
+    wait_for_top(qtbot, service, "zebra herd", "zebra.md")
+    (root / "okapi.md").write_text("# Okapi\n\nOkapi sightings.", encoding="utf-8")  # watched from then on
+    wait_for_top(qtbot, service, "okapi sightings", "okapi.md")
+
+
 def test_changes_in_ignored_directories_are_not_reported(qtbot, make_workspace):
     root = make_workspace({"a.md": "# A"})
     (root / "node_modules").mkdir()

@@ -24,6 +24,7 @@ from watchdog.observers.polling import PollingObserverVFS
 
 from ..core.index.watching import (
     event_paths,
+    folder_identity,
     listdir_skipping_ignored,
     plan_watches,
     relative_path,
@@ -33,6 +34,9 @@ from ..core.index.watching import (
 QUIET_MS = 300  # a path is reported once it has been quiet this long (editors write in bursts)
 TICK_MS = 100
 POLL_INTERVAL_S = 2.0
+# How often the watched folder is checked to still be the workspace folder (one stat): moved aside and made anew
+# (a fresh checkout, a restore), it is another folder, which no watch sees.
+IDENTITY_CHECK_MS = 1000
 
 
 class _Forwarder(FileSystemEventHandler):
@@ -72,11 +76,17 @@ class WorkspaceWatcher(QObject):
         self._timer = QTimer(self)
         self._timer.setInterval(TICK_MS)
         self._timer.timeout.connect(self._flush)
+        self._identity: tuple[int, int] | None = None  # the watched folder's (device, inode)
+        self._identity_timer = QTimer(self)
+        self._identity_timer.setInterval(IDENTITY_CHECK_MS)
+        self._identity_timer.timeout.connect(self._check_identity)
 
     def relative(self, path: str) -> str | None:
         return relative_path(self.root, path)
 
     def start(self) -> None:
+        self._identity = folder_identity(self.root)  # before the watches: a folder swapped meanwhile is noticed
+        self._identity_timer.start()
         try:
             observer = Observer()
             forwarder = _Forwarder(self)
@@ -115,6 +125,7 @@ class WorkspaceWatcher(QObject):
         """Stop watching. With wait=False the observer's (daemon) threads wind down on their own, so the GUI
         thread is not held up, e.g. while switching workspaces."""
         self._timer.stop()
+        self._identity_timer.stop()
         stop_observer(self._observer, wait)
         self._observer = None
         self._set_mode(MODE_STOPPED)
@@ -132,6 +143,14 @@ class WorkspaceWatcher(QObject):
             self._pending[rel] = now
         if not self._timer.isActive():
             self._timer.start()
+
+    @Slot()
+    def _check_identity(self) -> None:
+        """The workspace folder is no longer the one watched: walk it and watch it anew (as for a new directory)."""
+        identity = folder_identity(self.root)
+        if self._observer is not None and identity != self._identity:
+            self._identity = identity
+            self._on_arrived([], 1)
 
     @Slot()
     def _flush(self) -> None:
