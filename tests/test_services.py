@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import time
 
 import pytest
@@ -110,6 +111,20 @@ def test_a_workspace_folder_replaced_by_a_new_one_is_watched_and_walked_again(qt
     (root / "zebra.md").write_text("# Zebra\n\nThe zebra herd moves north.", encoding="utf-8")
     wait_for_top(qtbot, service, "zebra herd", "zebra.md")
     (root / "okapi.md").write_text("# Okapi\n\nOkapi sightings.", encoding="utf-8")  # watched from then on
+    wait_for_top(qtbot, service, "okapi sightings", "okapi.md")
+
+
+def test_a_workspace_folder_deleted_and_made_again_is_watched_again(qtbot, live):
+    """The workspace folder deleted while the window watches it: nothing fails (there is nothing to watch), and
+    once a folder is made there again it is walked and watched."""
+    root, service, watcher, _ = live({"a.md": "# Alpha\n\nalpha notes"})
+    shutil.rmtree(root)
+    qtbot.wait(1500)  # the deletion's events, then the identity check
+    assert watcher.mode == "watching"
+    root.mkdir()
+    (root / "zebra.md").write_text("# Zebra\n\nThe zebra herd moves north.", encoding="utf-8")
+    wait_for_top(qtbot, service, "zebra herd", "zebra.md")
+    (root / "okapi.md").write_text("# Okapi\n\nOkapi sightings.", encoding="utf-8")
     wait_for_top(qtbot, service, "okapi sightings", "okapi.md")
 
 

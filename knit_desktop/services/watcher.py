@@ -114,12 +114,17 @@ class WorkspaceWatcher(QObject):
             return
         try:
             self._observer.unschedule_all()
+            if not os.path.isdir(self.root):
+                return  # the folder is gone: nothing to watch until it is made again (`_check_identity` sees it)
             forwarder = _Forwarder(self)
             for directory, recursive in plan_watches(self.root):
                 self._observer.schedule(forwarder, directory, recursive=recursive)
         except OSError as exc:
+            if not os.path.isdir(self.root):
+                return  # (gone while the watches were planned)
             self.stop(wait=False)
             self._start_polling(exc)
+            self._identity_timer.start()
 
     def stop(self, wait: bool = True) -> None:
         """Stop watching. With wait=False the observer's (daemon) threads wind down on their own, so the GUI
