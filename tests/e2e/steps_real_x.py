@@ -5,6 +5,7 @@ widgets. Each step saves a screenshot of the whole X screen (window manager fram
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -284,3 +285,17 @@ def test_a_user_session_under_real_x(qtbot, knit, tmp_path):
     assert area.contains(frame), (frame, area)
     assert frame.top() <= area.top() + 2 and frame.bottom() >= area.bottom() - 2, (frame, area)
     shot("11-docked-right")
+
+    # the workspace folder moved aside and a copy made in its place, with one new note (a fresh checkout): the window
+    # watches the new folder, so the note shows, found by a topic typed into the box
+    old = knit.demo.with_name(knit.demo.name + ".old")
+    os.rename(knit.demo, old)
+    shutil.copytree(old, knit.demo)
+    (knit.demo / "zebra-migration.md").write_text("# Zebra migration\n\nThe zebra herd moves north in spring.\n",
+                                                   encoding="utf-8")
+    click(window.topic_box)
+    xdo("type", "--delay", "30", "zebra herd")
+    qtbot.waitUntil(lambda: knit.ranking.topic == "zebra herd", timeout=5000)
+    qtbot.waitUntil(lambda: window.model.rows and window.model.rows[window.model.document_rows()[0]].rel
+                    == "zebra-migration.md", timeout=15_000)
+    shot("12-folder-replaced")
