@@ -40,3 +40,8 @@ def test_only_a_boot_lost_to_dshs_profile_root_race_is_started_again():
     assert not lost_profile_root_race(DshRun(0, "", race, 0.13))  # it ran
     assert not lost_profile_root_race(DshRun(1, "", race, 2.0, requests=[{"model": "m"}]))  # it reached the model
     assert not lost_profile_root_race(DshRun(1, "", "mcp-client: server failed to start", 0.5))
+    # The same empty read met first by the patch step (two DSH processes booting in one home, seen in a fresh root).
+    patched = ("dsh: fatal load failure: TypeError: entries is not iterable\n    at buildMap (file:///x/dsh-app-boot/"
+               "lib/index.js:62:23)\n    at applyEntryPatches (file:///x/dsh-app-boot/lib/index.js:67:2)")
+    assert lost_profile_root_race(DshRun(1, "", patched, 1.29))
+    assert not lost_profile_root_race(DshRun(1, "", patched, 1.29, requests=[{"model": "m"}]))

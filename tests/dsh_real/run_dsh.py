@@ -103,10 +103,15 @@ def dsh_env(dsh_home: str, port: int) -> dict:
 
 def lost_profile_root_race(run: DshRun) -> bool:
     """DSH rewrites `$DSH_HOME/profiles/<name>/cordis.yml` (truncate, then write) on every boot, so a second DSH
-    starting in the same home at that instant can read it empty and stop before any plugin runs. Such a run never
-    reached the model or an MCP server; starting it again is what a user does."""
-    return (run.returncode != 0 and not run.requests and "failed to validate config file" in run.stderr
-            and "cordis.yml" in run.stderr)
+    starting in the same home at that instant can read it empty and stop before any plugin runs: its validation
+    says so, or, when the empty read reaches the patch step first, the loader fails on the missing entry list
+    ("fatal load failure: TypeError: entries is not iterable … at applyEntryPatches"). Such a run never reached
+    the model or an MCP server; starting it again is what a user does."""
+    if run.returncode == 0 or run.requests:
+        return False
+    return (("failed to validate config file" in run.stderr and "cordis.yml" in run.stderr)
+            or ("fatal load failure" in run.stderr and "entries is not iterable" in run.stderr
+                and "applyEntryPatches" in run.stderr))
 
 
 def run_dsh(dsh_dir: str | os.PathLike, dsh_home: str | os.PathLike, cwd: str | os.PathLike,
