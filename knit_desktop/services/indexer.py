@@ -22,6 +22,7 @@ from ..core.index.preview_content import render_pdf_page
 from ..core.index.store import SNAPSHOT_DELAY_S, WATCH_LEASE_S
 from ..core.library import Source, labels_for, open_folder
 from ..core.workspace import RankInput, RefreshReport, Workspace
+from .watcher import MODE_STOPPED, WorkspaceWatcher
 from .worker import Worker, WorkerThread, error_text, guarded
 
 FREEZE_EVERY = 1000  # files indexed between two heap freezes while a workspace is first indexed
@@ -82,6 +83,7 @@ class IndexWorker(Worker):
         self.library: dict[str, Source] = {}  # the library folders, by real path, in the settings' order
         self._save_timer: QTimer | None = None
         self._watched = False  # a watcher feeds this worker every change: commands may trust the index
+        self._walk_began = 0.0  # when the last walk of the workspace began (time.monotonic())
         self._lease_timer: QTimer | None = None
         self._progress_told = 0.0  # when the window last heard of the progress (time.monotonic)
         self.newest_rank = 0  # the token of the newest ranking asked for (set by the service's thread)
@@ -100,6 +102,7 @@ class IndexWorker(Worker):
 
     @Slot()
     def open(self) -> None:
+        self._walk_began = time.monotonic()
         settle_heap()  # modules, widgets and settings: alive for good, never worth another full walk
         try:
             if self.persistent:
@@ -119,10 +122,16 @@ class IndexWorker(Worker):
         self._update_lease()
         self.opened.emit(self.mailbox.post(self.workspace.last_refresh))
 
-    @Slot(int)
+    @Slot(int, float)
     @guarded
-    def setWatched(self, watched: int) -> None:
+    def setWatched(self, watched: int, since: float) -> None:
+        """A watcher feeds this index every change from `since` on (time.monotonic()), or none (0)."""
         self._watched = bool(watched)
+        if self._watched and self.workspace is not None and self._walk_began < since:
+            # The watches came into place after the last walk began (at open the two run side by side): a file
+            # written into a folder the walk had passed before its watch was there is in neither. One more walk,
+            # before the index vouches for itself.
+            self.refresh()
         self._update_lease()
 
     def _update_lease(self) -> None:
@@ -160,6 +169,7 @@ class IndexWorker(Worker):
     def refresh(self) -> None:
         if self.workspace is None:
             return
+        self._walk_began = time.monotonic()
         try:
             report = self.workspace.refresh(self._progress)
         except IndexingCancelled:
@@ -334,7 +344,7 @@ class IndexerService(WorkerThread):
     libraryChanged = Signal(object)  # list of LibraryFolder
 
     _applyPaths = Signal(list)
-    _setWatched = Signal(int)  # int, not bool: a bool crossing threads trips a PySide refcount bug
+    _setWatched = Signal(int, float)  # int, not bool: a bool crossing threads trips a PySide refcount bug
     _preview = Signal(int, str, str)
     _renderPage = Signal(int, str, int, int, list, str)
     _refresh = Signal()
@@ -365,9 +375,17 @@ class IndexerService(WorkerThread):
         self._preview.connect(worker.preview)
         self._renderPage.connect(worker.renderPage)
 
-    def set_watched(self, watched: bool) -> None:
-        """Whether a watcher feeds this index every change (the index then vouches for itself to commands)."""
-        self._setWatched.emit(int(watched))
+    def set_watched(self, watched: bool, since: float = 0.0) -> None:
+        """Whether a watcher feeds this index every change, from `since` on (time.monotonic()): the index then
+        vouches for itself to commands."""
+        self._setWatched.emit(int(watched), since)
+
+    def follow(self, watcher: WorkspaceWatcher) -> None:
+        """Apply the changes `watcher` reports, walk when it asks, and vouch for the index while it watches."""
+        watcher.pathsChanged.connect(self.apply_paths)
+        watcher.rescanNeeded.connect(self.refresh)
+        watcher.modeChanged.connect(
+            lambda mode, _detail: self.set_watched(mode != MODE_STOPPED, watcher.watching_since))
 
     def apply_paths(self, rels: list[str]) -> None:
         self._applyPaths.emit(list(rels))

@@ -21,7 +21,7 @@ from ..core.view import LISTED_ROWS, ViewResult
 from ..core.workspace import RankInput
 from .conversation import ConversationFollower
 from .indexer import IndexerService
-from .watcher import MODE_STOPPED, WorkspaceWatcher
+from .watcher import WorkspaceWatcher
 
 # The views whose documents are cut at LISTED_ROWS: the list of documents, and the All view's documents (it shows
 # only the first few, but counts and filters them all). Images and videos are never cut.
@@ -246,10 +246,8 @@ class LiveRanking(QObject):
         indexer.progress.connect(self.indexProgress)
         indexer.libraryChanged.connect(self._on_library)
         watcher = WorkspaceWatcher(root, self)
-        watcher.pathsChanged.connect(indexer.apply_paths)
-        watcher.rescanNeeded.connect(indexer.refresh)
+        indexer.follow(watcher)
         watcher.modeChanged.connect(self.watchModeChanged)
-        watcher.modeChanged.connect(lambda mode, _detail: indexer.set_watched(mode != MODE_STOPPED))
         self._indexer, self._watcher = indexer, watcher
         indexer.start()
         if self.library_folders:

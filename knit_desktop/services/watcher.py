@@ -1,7 +1,8 @@
 """Watching a workspace with watchdog; changes are coalesced per path and reported as workspace-relative paths.
 
 The plan of watches and the naming of event paths are `core.index.watching`'s (shared with the MCP server's
-Qt-free `ChangeFeed`); this adds the quiet period, Qt signals and the polling fallback.
+Qt-free `ChangeFeed`); this adds the quiet period, Qt signals, the polling fallback and a thread of its own on
+which the watches are set up (never the GUI thread).
 
 Ignored directories (dot-directories, node_modules, build, …) are not watched: a directory whose subtree holds
 none gets one recursive watch, a directory that holds some gets a non-recursive watch and its other children are
@@ -16,6 +17,8 @@ from __future__ import annotations
 import contextlib
 import os
 import time
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
@@ -58,89 +61,140 @@ MODE_STOPPED = "stopped"
 
 
 class WorkspaceWatcher(QObject):
+    """Watches one folder. Setting the watches up is done on a thread of its own (`_setup`), one step at a time
+    in the order asked: watchdog adds an inotify watch per directory in the thread that schedules it, which took
+    0.3-0.5 s at 3,200 folders, once at start and again each time a folder came or went, and the window froze
+    for it. The quiet period, the coalescing and the signals stay on the GUI thread."""
+
     pathsChanged = Signal(list)  # workspace-relative paths, each quiet for QUIET_MS
     rescanNeeded = Signal()  # a directory appeared, vanished or moved: walk again
     modeChanged = Signal(str, str)  # a MODE_* code, its detail (polling: why the system refused to watch)
 
     _arrived = Signal(list, int)  # int, not bool: a bool crossing threads trips a PySide refcount bug
+    _modeSet = Signal(int, str, str, float)  # from the setup thread: (generation, mode, detail, watching since)
+    _replanned = Signal(int)  # from the setup thread: the watches follow the folders now; walk (generation)
 
     def __init__(self, root: str, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.root = os.path.realpath(root)
         self.mode = MODE_STOPPED
         self.mode_detail = ""
-        self._observer = None
+        # When the watches came into place (time.monotonic()): a walk that began before may have passed a folder
+        # before it was watched, and missed a file written there in between.
+        self.watching_since = 0.0
+        self._observer = None  # touched on the setup thread only, as is:
+        self._observing = MODE_STOPPED  # what `_observer` does (the mode the GUI thread hears of a little later)
         self._pending: dict[str, float] = {}
         self._rescan = False
         self._arrived.connect(self._on_arrived)
+        self._modeSet.connect(self._on_mode)
+        self._replanned.connect(self._on_replanned)
         self._timer = QTimer(self)
         self._timer.setInterval(TICK_MS)
         self._timer.timeout.connect(self._flush)
-        self._identity: tuple[int, int] | None = None  # the watched folder's (device, inode)
+        self._identity: tuple[int, int] | None = None  # the watched folder's (device, inode); setup thread only
         self._identity_timer = QTimer(self)
         self._identity_timer.setInterval(IDENTITY_CHECK_MS)
         self._identity_timer.timeout.connect(self._check_identity)
+        self._checking = False  # an identity check is queued on the setup thread
+        # Bumped by each start and stop: what the setup thread reports for an earlier one is dropped.
+        self._generation = 0
+        self._setup: ThreadPoolExecutor | None = None
 
     def relative(self, path: str) -> str | None:
         return relative_path(self.root, path)
 
+    def _submit(self, step: Callable[..., None], *args: object) -> Future[None]:
+        if self._setup is None:
+            self._setup = ThreadPoolExecutor(max_workers=1, thread_name_prefix="knit-watch-setup")
+        return self._setup.submit(step, *args)
+
     def start(self) -> None:
-        self._identity = folder_identity(self.root)  # before the watches: a folder swapped meanwhile is noticed
+        """Start watching; `modeChanged` says when the watches are in place (or that it polls instead)."""
+        self._generation += 1
         self._identity_timer.start()
+        self._submit(self._start_watching, self._generation)
+
+    def _start_watching(self, generation: int) -> None:  # on the setup thread
+        if generation != self._generation:
+            return  # stopped before it began
+        self._identity = folder_identity(self.root)  # before the watches: a folder swapped meanwhile is noticed
+        observer = Observer()
         try:
-            observer = Observer()
             forwarder = _Forwarder(self)
             for directory, recursive in plan_watches(self.root):
                 observer.schedule(forwarder, directory, recursive=recursive)
             observer.start()
-            self._set_mode(MODE_WATCHING)
         except OSError as exc:  # inotify watch or instance limits
             with contextlib.suppress(Exception):
                 observer.unschedule_all()
-            self._start_polling(exc)
+            self._start_polling(generation, exc)
             return
-        self._observer = observer
+        self._observer, self._observing = observer, MODE_WATCHING
+        self._modeSet.emit(generation, MODE_WATCHING, "", time.monotonic())
 
-    def _start_polling(self, exc: OSError) -> None:
+    def _start_polling(self, generation: int, exc: OSError) -> None:  # on the setup thread
         observer = PollingObserverVFS(os.stat, listdir_skipping_ignored, polling_interval=POLL_INTERVAL_S)
         observer.schedule(_Forwarder(self), self.root, recursive=True)
         observer.start()
-        self._observer = observer
-        self._set_mode(MODE_POLLING, str(exc.strerror or exc))
+        self._observer, self._observing = observer, MODE_POLLING
+        self._modeSet.emit(generation, MODE_POLLING, str(exc.strerror or exc), time.monotonic())
 
-    def _replan(self) -> None:
-        """Directories appeared or vanished: watch what is there now (inotify mode only)."""
-        if self._observer is None or self.mode != MODE_WATCHING:
-            return
+    def _replan(self, generation: int) -> None:  # on the setup thread
+        """Directories appeared or vanished: watch what is there now (inotify mode only), then ask for the walk
+        (watched first, so a file written into a new folder meanwhile is seen by one or the other)."""
         try:
-            self._observer.unschedule_all()
-            if not os.path.isdir(self.root):
-                return  # the folder is gone: nothing to watch until it is made again (`_check_identity` sees it)
-            forwarder = _Forwarder(self)
-            for directory, recursive in plan_watches(self.root):
-                self._observer.schedule(forwarder, directory, recursive=recursive)
+            if generation == self._generation and self._observer is not None and self._observing == MODE_WATCHING:
+                self._observer.unschedule_all()
+                if os.path.isdir(self.root):  # gone: nothing to watch until it is made again (the identity check)
+                    forwarder = _Forwarder(self)
+                    for directory, recursive in plan_watches(self.root):
+                        self._observer.schedule(forwarder, directory, recursive=recursive)
         except OSError as exc:
-            if not os.path.isdir(self.root):
-                return  # (gone while the watches were planned)
-            self.stop(wait=False)
-            self._start_polling(exc)
-            self._identity_timer.start()
+            if os.path.isdir(self.root):  # (not merely gone while the watches were planned)
+                stop_observer(self._observer, wait=False)
+                self._start_polling(generation, exc)
+        self._replanned.emit(generation)
+
+    def _stop_watching(self, wait: bool) -> None:  # on the setup thread
+        stop_observer(self._observer, wait)
+        self._observer, self._observing = None, MODE_STOPPED
 
     def stop(self, wait: bool = True) -> None:
-        """Stop watching. With wait=False the observer's (daemon) threads wind down on their own, so the GUI
-        thread is not held up, e.g. while switching workspaces."""
+        """Stop watching. With wait=False the watches wind down on the setup thread, so the GUI thread is not
+        held up, e.g. while switching workspaces; with wait=True they have when this returns."""
+        self._generation += 1
         self._timer.stop()
         self._identity_timer.stop()
-        stop_observer(self._observer, wait)
-        self._observer = None
+        self._pending.clear()
+        self._rescan = False
+        if self._setup is not None:
+            done = self._submit(self._stop_watching, wait)
+            self._setup.shutdown(wait=False)  # its thread ends once the steps queued so far are done
+            self._setup = None
+            if wait:
+                done.result()
         self._set_mode(MODE_STOPPED)
 
     def _set_mode(self, mode: str, detail: str = "") -> None:
         self.mode, self.mode_detail = mode, detail
         self.modeChanged.emit(mode, detail)
 
+    @Slot(int, str, str, float)
+    def _on_mode(self, generation: int, mode: str, detail: str, since: float) -> None:
+        if generation == self._generation:
+            self.watching_since = since
+            self._set_mode(mode, detail)
+
+    @Slot(int)
+    def _on_replanned(self, generation: int) -> None:
+        if generation == self._generation:
+            self.rescanNeeded.emit()
+
     @Slot(list, int)
     def _on_arrived(self, rels: list[str], is_directory: int) -> None:
+        if self.mode == MODE_STOPPED and not self._identity_timer.isActive():
+            return  # stopped: events still on their way are dropped
         now = time.monotonic()
         if is_directory:
             self._rescan = True
@@ -151,11 +205,19 @@ class WorkspaceWatcher(QObject):
 
     @Slot()
     def _check_identity(self) -> None:
+        if not self._checking:  # one stat, on the setup thread: a folder on a hung network mount must not freeze
+            self._checking = True
+            self._submit(self._identity_changed, self._generation)
+
+    def _identity_changed(self, generation: int) -> None:  # on the setup thread
         """The workspace folder is no longer the one watched: walk it and watch it anew (as for a new directory)."""
-        identity = folder_identity(self.root)
-        if self._observer is not None and identity != self._identity:
-            self._identity = identity
-            self._on_arrived([], 1)
+        try:
+            identity = folder_identity(self.root)
+            if generation == self._generation and self._observer is not None and identity != self._identity:
+                self._identity = identity
+                self._arrived.emit([], 1)
+        finally:
+            self._checking = False
 
     @Slot()
     def _flush(self) -> None:
@@ -165,8 +227,7 @@ class WorkspaceWatcher(QObject):
             del self._pending[rel]
         if self._rescan and not self._pending:
             self._rescan = False
-            self._replan()
-            self.rescanNeeded.emit()
+            self._submit(self._replan, self._generation)  # asks for the walk once the watches follow
         elif ready:
             self.pathsChanged.emit(ready)
         if not self._pending:
