@@ -49,15 +49,18 @@ def live_save_to_rank(root: Path) -> float:
     service.start()
     loop.exec()
     watcher = WorkspaceWatcher(str(root))
-    watcher.pathsChanged.connect(service.apply_paths)
+    service.follow(watcher)
+    watcher.modeChanged.connect(loop.quit)  # the watches are set up off the GUI thread: wait until they are in place
     watcher.start()
+    loop.exec()
+    watcher.modeChanged.disconnect(loop.quit)
     result: dict[str, float] = {}
 
     def on_changed(_report) -> None:
         service.rank(RankInput.from_query("zyxwvut"), limit=1)
 
-    def on_ranked(_token, result) -> None:
-        rows = result.docs.rows
+    def on_ranked(_token, ranking) -> None:
+        rows = ranking.docs.rows
         if rows and rows[0].rel == "notes/saved-now.md" and rows[0].matched:
             result["t"] = time.perf_counter()
             loop.quit()
