@@ -17,7 +17,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import shlex
+import signal
 import sys
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -198,6 +200,7 @@ def serve(workspace: str | None, dsh_home_dir: str | None, memory_dir: str | Non
         async with stdio_server() as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
 
+    _end_on_interrupt(host)
     try:
         anyio.run(main)
     except KeyboardInterrupt:
@@ -205,6 +208,20 @@ def serve(workspace: str | None, dsh_home_dir: str | None, memory_dir: str | Non
     finally:
         host.close()
     return 0
+
+
+def _end_on_interrupt(host: ToolHost) -> None:
+    """Ctrl-C (a server started by hand in a terminal) ends the server at once. The SDK reads stdin in a thread
+    that a cancel does not stop: after Ctrl-C the server went on until its next line of input, which in a terminal
+    never comes. The workspaces are closed first (their watch leases given up, as when stdin closes)."""
+
+    def interrupted(signum: int, _frame: object) -> None:
+        host.close()
+        sys.stderr.flush()
+        os._exit(128 + signum)
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, interrupted)
 
 
 def launch_command() -> list[str]:

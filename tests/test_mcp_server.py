@@ -251,6 +251,37 @@ def test_the_server_keeps_a_workspace_current_between_calls_and_holds_its_watch_
     assert not index_watched_elsewhere(db_path)
 
 
+def test_ctrl_c_ends_a_server_whose_stdin_stays_open_and_gives_up_its_lease(project, tmp_path):
+    """A server started by hand in a terminal: Ctrl-C (SIGINT) with stdin still open ends it at once, where it went
+    on until its next line of input, and its watch lease is given up."""
+    import signal
+    import time
+
+    from knit_desktop.core.index.watch_lease import index_watched_elsewhere
+    from knit_desktop.core.paths import index_db_path
+
+    db_path = index_db_path(str(project.resolve()))
+    params = server("--workspace", str(project), "--dsh-home", str(tmp_path / "no-dsh"))
+    proc = subprocess.Popen([params.command, *params.args], env=params.env, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 30
+        while not index_watched_elsewhere(db_path) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert index_watched_elsewhere(db_path), "the pinned workspace was never opened"
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stdin.close()
+        proc.stdout.close()
+        proc.stderr.close()
+    assert proc.returncode == 128 + signal.SIGINT
+    assert not index_watched_elsewhere(db_path)
+
+
 def test_a_server_pinned_to_a_workspace_opens_it_before_the_first_call(project, tmp_path):
     """Started with --workspace, the server indexes and watches that workspace once it is up, without waiting for
     a call: its watch lease is there before the agent asks anything."""
