@@ -256,3 +256,37 @@ def test_the_same_path_in_the_workspace_and_a_library_folder_is_two_documents(qt
     assert Pins.load(knit.ranking.root).hidden == [rel] and not Pins.load(str(lib)).hidden
     qtbot.waitUntil(lambda: window.model.row_of(in_workspace) < 0, timeout=10_000)
     assert first().key == in_library  # hiding the workspace's copy leaves the library's
+
+
+def test_a_file_written_in_a_library_folder_before_its_watches_are_in_place_is_found(qtbot, tmp_path, open_app,
+                                                                                     settings, monkeypatch):
+    """A library folder's walk and the setting up of its watches run side by side (the watches off the GUI
+    thread): a file written after the walk, before the watches were in place, was in neither, for good."""
+    import threading
+
+    from knit_desktop.services import indexer as indexer_module
+    from knit_desktop.services import watcher as watcher_module
+
+    lib = make_library(tmp_path)
+    walked = threading.Event()
+    real_open_folder, real_plan = indexer_module.open_folder, watcher_module.plan_watches
+
+    def open_folder(*args, **kwargs):
+        source = real_open_folder(*args, **kwargs)
+        walked.set()
+        return source
+
+    def late_plan(root):
+        if root == str(lib.resolve()):
+            assert walked.wait(15)  # the library's walk is over ...
+            (lib / "pumps" / "late.md").write_text("# Late gasket\n\nWritten in the gap.\n", encoding="utf-8")
+        return real_plan(root)  # ... and no watch is there yet: no event for the file above
+
+    monkeypatch.setattr(indexer_module, "open_folder", open_folder)
+    monkeypatch.setattr(watcher_module, "plan_watches", late_plan)
+    settings.library_folders = [str(lib)]
+    settings.scope = "library"
+    knit = open_app()
+    window = knit.window
+    qtbot.waitUntil(lambda: list(knit.ranking.library_watch_modes().values()) == [MODE_WATCHING], timeout=15_000)
+    qtbot.waitUntil(lambda: ("manuals", "pumps/late.md") in library_rows(window), timeout=10_000)

@@ -84,6 +84,7 @@ class IndexWorker(Worker):
         self._save_timer: QTimer | None = None
         self._watched = False  # a watcher feeds this worker every change: commands may trust the index
         self._walk_began = 0.0  # when the last walk of the workspace began (time.monotonic())
+        self._library_walk_began: dict[str, float] = {}  # the same for each library folder, by real path
         self._lease_timer: QTimer | None = None
         self._progress_told = 0.0  # when the window last heard of the progress (time.monotonic)
         self.newest_rank = 0  # the token of the newest ranking asked for (set by the service's thread)
@@ -214,6 +215,7 @@ class IndexWorker(Worker):
         for real, label in wanted.items():
             source = self.library.get(real)
             if source is None or source.workspace is None:
+                self._library_walk_began[real] = time.monotonic()
                 try:
                     # A large folder's first build runs in a builder process, as the workspace's does.
                     source = open_folder(label, real, progress=self._progress, opener=self._open_built_apart)
@@ -239,12 +241,22 @@ class IndexWorker(Worker):
         if source.workspace.apply_changes(rels).changes:
             self._library_changed()
 
+    @Slot(str, float)
+    @guarded
+    def libraryWatched(self, real: str, since: float) -> None:
+        """The library folder at `real` is watched from `since` on (time.monotonic()): when its last walk began
+        before, a file written into a folder the walk had passed before its watch was there is in neither; walk
+        it once more (as `setWatched` does for the workspace)."""
+        if self._library_walk_began.get(real, since) < since:
+            self.refreshLibrary(real)
+
     @Slot(str)
     @guarded
     def refreshLibrary(self, real: str) -> None:
         source = self.library.get(real)
         if source is None or source.workspace is None:
             return
+        self._library_walk_began[real] = time.monotonic()
         try:
             report = source.workspace.refresh(self._progress)
         except IndexingCancelled:
@@ -352,6 +364,7 @@ class IndexerService(WorkerThread):
     _setLibrary = Signal(list)
     _applyLibraryPaths = Signal(str, list)
     _refreshLibrary = Signal(str)
+    _libraryWatched = Signal(str, float)
 
     def __init__(self, root: str, persistent: bool = True, parent: QObject | None = None) -> None:
         worker = IndexWorker(root, persistent)
@@ -368,6 +381,7 @@ class IndexerService(WorkerThread):
         self._setLibrary.connect(worker.setLibrary)
         self._applyLibraryPaths.connect(worker.applyLibraryPaths)
         self._refreshLibrary.connect(worker.refreshLibrary)
+        self._libraryWatched.connect(worker.libraryWatched)
         self._applyPaths.connect(worker.applyPaths)
         self._setWatched.connect(worker.setWatched)
         self._refresh.connect(worker.refresh)
@@ -424,3 +438,8 @@ class IndexerService(WorkerThread):
 
     def refresh_library(self, real: str) -> None:
         self._refreshLibrary.emit(real)
+
+    def library_watched(self, real: str, since: float) -> None:
+        """The library folder at `real` is watched from `since` on (time.monotonic()): walked once more if its
+        last walk began before."""
+        self._libraryWatched.emit(real, since)

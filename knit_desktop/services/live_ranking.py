@@ -21,7 +21,7 @@ from ..core.view import LISTED_ROWS, ViewResult
 from ..core.workspace import RankInput
 from .conversation import ConversationFollower
 from .indexer import IndexerService
-from .watcher import WorkspaceWatcher
+from .watcher import MODE_STOPPED, WorkspaceWatcher
 
 # The views whose documents are cut at LISTED_ROWS: the list of documents, and the All view's documents (it shows
 # only the first few, but counts and filters them all). Images and videos are never cut.
@@ -149,8 +149,15 @@ class LiveRanking(QObject):
             # Through self, not straight to an indexer: the workspace (and with it the indexer) may change.
             watcher.pathsChanged.connect(lambda rels, real=real: self._library_paths(real, rels))
             watcher.rescanNeeded.connect(lambda real=real: self._refresh_library(real))
+            # Its watches come into place on a thread of their own, after the folder's walk may have begun.
+            watcher.modeChanged.connect(
+                lambda mode, _detail, real=real, watcher=watcher: self._library_watched(real, mode, watcher))
             self._library_watchers[real] = watcher
             watcher.start()  # falls back to polling when the system refuses more watches
+
+    def _library_watched(self, real: str, mode: str, watcher: WorkspaceWatcher) -> None:
+        if self._indexer is not None and mode != MODE_STOPPED:
+            self._indexer.library_watched(real, watcher.watching_since)
 
     def _refresh_library(self, real: str) -> None:
         if self._indexer is not None:
