@@ -100,6 +100,7 @@ class WorkspaceWatcher(QObject):
         # Bumped by each start and stop: what the setup thread reports for an earlier one is dropped.
         self._generation = 0
         self._setup: ThreadPoolExecutor | None = None
+        self._stopping: Future[None] | None = None  # the last step a stop(wait=False) left to the previous thread
 
     def relative(self, path: str) -> str | None:
         return relative_path(self.root, path)
@@ -107,6 +108,11 @@ class WorkspaceWatcher(QObject):
     def _submit(self, step: Callable[..., None], *args: object) -> Future[None]:
         if self._setup is None:
             self._setup = ThreadPoolExecutor(max_workers=1, thread_name_prefix="knit-watch-setup")
+            if self._stopping is not None:
+                # Started again before the previous thread wound its watches down: after it, never beside it
+                # (both would set up and stop `_observer`, and one observer would run on, unseen).
+                self._setup.submit(self._stopping.exception)  # (waits for it, whatever its outcome)
+                self._stopping = None
         return self._setup.submit(step, *args)
 
     def start(self) -> None:
@@ -174,6 +180,8 @@ class WorkspaceWatcher(QObject):
             self._setup = None
             if wait:
                 done.result()
+            else:
+                self._stopping = done
         self._set_mode(MODE_STOPPED)
 
     def _set_mode(self, mode: str, detail: str = "") -> None:
