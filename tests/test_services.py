@@ -215,6 +215,63 @@ def test_a_watcher_started_again_while_its_first_start_is_under_way_watches_once
     assert not left
 
 
+def _lease(root) -> tuple[int, int] | None:
+    """The index's watch lease as stored: (holder's pid, until in epoch ms), or None."""
+    import sqlite3
+
+    from knit_desktop.core.paths import index_db_path
+
+    db = sqlite3.connect(str(index_db_path(os.path.realpath(root))))
+    try:
+        row = db.execute("SELECT value FROM meta WHERE key = 'watch_lease'").fetchone()
+    finally:
+        db.close()
+    return None if row is None else (int(row[0].split()[0]), int(row[0].split()[1]))
+
+
+def test_the_index_gives_its_lease_back_while_directories_that_came_are_not_walked_yet(qtbot, live,
+                                                                                       monkeypatch):
+    """A folder moved in is seen at once, but its files are indexed only by the walk that follows the re-plan
+    (0.3-0.5 s at 3,200 folders, then the walk): meanwhile a command trusting the lease missed them (20,000
+    files moved into the 20,713-file tree: a trusting `rank` 1.5 s later found 2,200). The lease goes first,
+    as the MCP server's does, and comes back once the walk is done."""
+    root, service, watcher, _ = live({"a.md": "# Alpha\n\nalpha notes"})
+    qtbot.waitUntil(lambda: _lease(root) is not None, timeout=5000)
+    replan_may_go_on = threading.Event()
+    real_plan = watcher_module.plan_watches
+
+    def slow_plan(folder):
+        replan_may_go_on.wait(10)  # a large tree's re-plan
+        return real_plan(folder)
+
+    monkeypatch.setattr(watcher_module, "plan_watches", slow_plan)
+    try:
+        moved = root.parent / "incoming"
+        (moved / "deep").mkdir(parents=True)
+        (moved / "deep" / "okapi.md").write_text("# Okapi\n\nOkapi sightings.", encoding="utf-8")
+        os.rename(moved, root / "incoming")
+        qtbot.waitUntil(lambda: _lease(root) is None, timeout=5000)
+    finally:
+        replan_may_go_on.set()
+    wait_for_top(qtbot, service, "okapi sightings", "incoming/deep/okapi.md")
+    qtbot.waitUntil(lambda: _lease(root) is not None, timeout=5000)
+
+
+def test_the_index_holds_no_lease_while_its_folder_is_polled(qtbot, live, monkeypatch):
+    """Polled, a change is seen up to POLL_INTERVAL_S (2 s) later: a command trusting the lease 1.5 s after a
+    file was written did not find it. As the MCP server, the window vouches for its index only while the
+    system's notifications feed it."""
+    def refuse(self, *args, **kwargs):
+        raise OSError(28, "inotify watch limit reached")
+
+    monkeypatch.setattr(watcher_module.Observer, "schedule", refuse)
+    root, service, watcher, _ = live({"a.md": "# Alpha\n\nalpha notes"})
+    assert watcher.mode == "polling"
+    (root / "b.md").write_text("# Bravo\n\nbravo notes", encoding="utf-8")
+    wait_for_top(qtbot, service, "bravo notes", "b.md")  # (the worker has heard of the mode meanwhile)
+    assert _lease(root) is None
+
+
 def test_changes_in_ignored_directories_are_not_reported(qtbot, make_workspace):
     root = make_workspace({"a.md": "# A"})
     (root / "node_modules").mkdir()

@@ -68,6 +68,7 @@ class WorkspaceWatcher(QObject):
 
     pathsChanged = Signal(list)  # workspace-relative paths, each quiet for QUIET_MS
     rescanNeeded = Signal()  # a directory appeared, vanished or moved: walk again
+    rescanPending = Signal()  # the same, heard of: `rescanNeeded` follows once the watches follow the folders
     modeChanged = Signal(str, str)  # a MODE_* code, its detail (polling: why the system refused to watch)
 
     _arrived = Signal(list, int)  # int, not bool: a bool crossing threads trips a PySide refcount bug
@@ -204,8 +205,9 @@ class WorkspaceWatcher(QObject):
         if self.mode == MODE_STOPPED and not self._identity_timer.isActive():
             return  # stopped: events still on their way are dropped
         now = time.monotonic()
-        if is_directory:
+        if is_directory and not self._rescan:
             self._rescan = True
+            self.rescanPending.emit()  # what the new folders hold is indexed only by the walk that follows
         for rel in rels:
             self._pending[rel] = now
         if not self._timer.isActive():
