@@ -130,6 +130,14 @@ class WorkspaceWatcher(QObject):
         try:
             forwarder = _Forwarder(self)
             for directory, recursive in plan_watches(self.root):
+                if generation != self._generation:
+                    # Stopped meanwhile (the window switched to another workspace): the rest is not set up. Each
+                    # watch is a thread once started: switching quickly through 3,200-folder trees, the stopped
+                    # watchers' setups ran on side by side (2,800 threads) and the last one was not in place
+                    # 10 s later.
+                    with contextlib.suppress(Exception):
+                        observer.unschedule_all()
+                    return
                 observer.schedule(forwarder, directory, recursive=recursive)
             observer.start()
         except OSError as exc:  # inotify watch or instance limits
@@ -138,14 +146,16 @@ class WorkspaceWatcher(QObject):
             self._start_polling(generation, exc)
             return
         self._observer, self._observing = observer, MODE_WATCHING
-        self._modeSet.emit(generation, MODE_WATCHING, "", time.monotonic())
+        if generation == self._generation:  # (stopped, it may be deleted already: its signals would raise)
+            self._modeSet.emit(generation, MODE_WATCHING, "", time.monotonic())
 
     def _start_polling(self, generation: int, exc: OSError) -> None:  # on the setup thread
         observer = PollingObserverVFS(os.stat, listdir_skipping_ignored, polling_interval=POLL_INTERVAL_S)
         observer.schedule(_Forwarder(self), self.root, recursive=True)
         observer.start()
         self._observer, self._observing = observer, MODE_POLLING
-        self._modeSet.emit(generation, MODE_POLLING, str(exc.strerror or exc), time.monotonic())
+        if generation == self._generation:
+            self._modeSet.emit(generation, MODE_POLLING, str(exc.strerror or exc), time.monotonic())
 
     def _replan(self, generation: int) -> None:  # on the setup thread
         """Directories appeared or vanished: watch what is there now (inotify mode only), then ask for the walk
@@ -161,7 +171,8 @@ class WorkspaceWatcher(QObject):
             if os.path.isdir(self.root):  # (not merely gone while the watches were planned)
                 stop_observer(self._observer, wait=False)
                 self._start_polling(generation, exc)
-        self._replanned.emit(generation)
+        if generation == self._generation:
+            self._replanned.emit(generation)
 
     def _stop_watching(self, wait: bool) -> None:  # on the setup thread
         stop_observer(self._observer, wait)
