@@ -26,6 +26,7 @@ from watchdog.observers import Observer
 from watchdog.observers.polling import PollingObserverVFS
 
 from ..core.index.watching import (
+    WatchPlan,
     event_paths,
     folder_identity,
     listdir_skipping_ignored,
@@ -87,6 +88,8 @@ class WorkspaceWatcher(QObject):
         self._observing = MODE_STOPPED  # what `_observer` does (the mode the GUI thread hears of a little later)
         self._pending: dict[str, float] = {}
         self._rescan = False
+        self._folders: set[str] = set()  # folders that came, went or moved since the last walk was asked for
+        self._plan: WatchPlan | None = None  # the watches in place (set on the setup thread)
         self._arrived.connect(self._on_arrived)
         self._modeSet.connect(self._on_mode)
         self._replanned.connect(self._on_replanned)
@@ -129,7 +132,8 @@ class WorkspaceWatcher(QObject):
         observer = Observer()
         try:
             forwarder = _Forwarder(self)
-            for directory, recursive in plan_watches(self.root):
+            plan = plan_watches(self.root)
+            for directory, recursive in plan:
                 if generation != self._generation:
                     # Stopped meanwhile (the window switched to another workspace): the rest is not set up. Each
                     # watch is a thread once started: switching quickly through 3,200-folder trees, the stopped
@@ -140,6 +144,7 @@ class WorkspaceWatcher(QObject):
                     return
                 observer.schedule(forwarder, directory, recursive=recursive)
             observer.start()
+            self._plan = WatchPlan(self.root, plan)
         except OSError as exc:  # inotify watch or instance limits
             with contextlib.suppress(Exception):
                 observer.unschedule_all()
@@ -163,10 +168,13 @@ class WorkspaceWatcher(QObject):
         try:
             if generation == self._generation and self._observer is not None and self._observing == MODE_WATCHING:
                 self._observer.unschedule_all()
+                self._plan = None
                 if os.path.isdir(self.root):  # gone: nothing to watch until it is made again (the identity check)
                     forwarder = _Forwarder(self)
-                    for directory, recursive in plan_watches(self.root):
+                    plan = plan_watches(self.root)
+                    for directory, recursive in plan:
                         self._observer.schedule(forwarder, directory, recursive=recursive)
+                    self._plan = WatchPlan(self.root, plan)
         except OSError as exc:
             if os.path.isdir(self.root):  # (not merely gone while the watches were planned)
                 stop_observer(self._observer, wait=False)
@@ -176,7 +184,7 @@ class WorkspaceWatcher(QObject):
 
     def _stop_watching(self, wait: bool) -> None:  # on the setup thread
         stop_observer(self._observer, wait)
-        self._observer, self._observing = None, MODE_STOPPED
+        self._observer, self._observing, self._plan = None, MODE_STOPPED, None
 
     def stop(self, wait: bool = True) -> None:
         """Stop watching. With wait=False the watches wind down on the setup thread, so the GUI thread is not
@@ -216,9 +224,11 @@ class WorkspaceWatcher(QObject):
         if self.mode == MODE_STOPPED and not self._identity_timer.isActive():
             return  # stopped: events still on their way are dropped
         now = time.monotonic()
-        if is_directory and not self._rescan:
-            self._rescan = True
-            self.rescanPending.emit()  # what the new folders hold is indexed only by the walk that follows
+        if is_directory:
+            self._folders.update(rels or [""])  # none: the workspace folder itself, or events lost
+            if not self._rescan:
+                self._rescan = True
+                self.rescanPending.emit()  # what the new folders hold is indexed only by the walk that follows
         for rel in rels:
             self._pending[rel] = now
         if not self._timer.isActive():
@@ -248,7 +258,12 @@ class WorkspaceWatcher(QObject):
             del self._pending[rel]
         if self._rescan and not self._pending:
             self._rescan = False
-            self._submit(self._replan, self._generation)  # asks for the walk once the watches follow
+            folders, self._folders = self._folders, set()
+            plan = self._plan
+            if self.mode == MODE_WATCHING and plan is not None and plan.covers(folders):
+                self.rescanNeeded.emit()  # the watches follow those folders already: only the walk
+            else:
+                self._submit(self._replan, self._generation)  # asks for the walk once the watches follow
         elif ready:
             self.pathsChanged.emit(ready)
         if not self._pending:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
@@ -51,6 +51,34 @@ def plan_watches(root: str) -> list[tuple[str, bool]]:
     if clean(root):
         plan.append((root, True))
     return plan
+
+
+class WatchPlan:
+    """The watches `plan_watches` chose for a workspace, to tell whether they still cover its folders after some
+    came, went or moved. Below a recursively watched folder they do: watchdog watches a new folder there itself
+    (and reports what it already holds) and drops the watches of one that went. Planning again means listing every
+    folder and watching each anew, 0.3-0.4 s at 3,200 folders, so it is done only where it is needed: a folder
+    that came or went beside an ignored one (its parent is watched on its own), or one that was itself the top of
+    a watch."""
+
+    def __init__(self, root: str, plan: list[tuple[str, bool]]) -> None:
+        def rel(directory: str) -> str:
+            return "" if directory == root else os.path.relpath(directory, root).replace(os.sep, "/")
+
+        self._tops = {rel(directory) for directory, _ in plan}
+        self._recursive = {rel(directory) for directory, recursive in plan if recursive}
+
+    def covers(self, folders: Iterable[str]) -> bool:
+        """Whether the watches still follow after these folders (workspace-relative) came, went or moved."""
+        for folder in folders:
+            if not folder or folder in self._tops:
+                return False
+            parent = folder.rpartition("/")[0]
+            while parent not in self._recursive:
+                if not parent:
+                    return False
+                parent = parent.rpartition("/")[0]
+        return True
 
 
 def listdir_skipping_ignored(path: str) -> Iterator[os.DirEntry[str]]:
@@ -103,6 +131,8 @@ class ChangeFeed(FileSystemEventHandler):
         self._lock = threading.Lock()
         self._paths: set[str] = set()
         self._rescan = False
+        self._folders: set[str] = set()  # folders that came, went or moved since the last drain
+        self._plan: WatchPlan | None = None  # the watches in place (None: none, or plan them all again)
         self._observer: Observer | None = None  # type: ignore[valid-type]  # watchdog's alias of the platform's
         self._started = False
         self._identity: tuple[int, int] | None = None  # the watched folder's (device, inode) when started
@@ -116,7 +146,8 @@ class ChangeFeed(FileSystemEventHandler):
             self.healthy = False
             return False
         try:
-            for directory, recursive in plan_watches(self.root):
+            plan = plan_watches(self.root)
+            for directory, recursive in plan:
                 observer.schedule(self, directory, recursive=recursive)
             observer.start()
         except OSError:
@@ -125,16 +156,22 @@ class ChangeFeed(FileSystemEventHandler):
             self.healthy = False
             return False
         self._observer = observer
+        self._plan = WatchPlan(self.root, plan)
         self.healthy = True
         return True
 
     def stop(self) -> None:
         stop_observer(self._observer, wait=False)
         self._observer = None
+        self._plan = None
         self.healthy = False
 
     def restart(self) -> bool:
-        """Watch what is there now (after directories changed)."""
+        """Watch what is there now (after directories changed), unless the watches already do."""
+        with self._lock:
+            folders, self._folders = self._folders, set()
+        if self._observer is not None and self._plan is not None and self._plan.covers(folders):
+            return self.healthy
         self.stop()
         return self.start()
 
@@ -146,6 +183,7 @@ class ChangeFeed(FileSystemEventHandler):
         with self._lock:
             if is_directory:
                 self._rescan = True
+                self._folders.update(rels or [""])  # none: the workspace folder itself, or events lost
             else:
                 self._paths.update(rels)
 
@@ -160,6 +198,8 @@ class ChangeFeed(FileSystemEventHandler):
         if self._started and (self._observer is not None or self._identity is None) \
                 and folder_identity(self.root) != self._identity:
             rescan = True
+            with self._lock:
+                self._folders.add("")  # another folder: plan its watches anew
         return paths, rescan
 
 
