@@ -339,6 +339,17 @@ def test_the_index_holds_no_lease_while_its_folder_is_polled(qtbot, live, monkey
     assert _lease(root) is None
 
 
+def test_events_the_system_lost_make_the_window_walk(qtbot, live):
+    """A loss of events (the system's queue overflowed: a large checkout, an unzip): only a walk can say what
+    changed."""
+    from watchdog.events import EventsLostEvent
+
+    root, service, watcher, _ = live({"a.md": "# Alpha\n\nalpha notes"})
+    forwarder = watcher_module._Forwarder(watcher)
+    with qtbot.waitSignal(watcher.rescanNeeded, timeout=5000):
+        forwarder.dispatch(EventsLostEvent(str(root.resolve()), is_directory=True))
+
+
 def test_changes_in_ignored_directories_are_not_reported(qtbot, make_workspace):
     root = make_workspace({"a.md": "# A"})
     (root / "node_modules").mkdir()

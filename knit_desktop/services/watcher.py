@@ -32,6 +32,7 @@ from ..core.index.watching import (
     listdir_skipping_ignored,
     plan_watches,
     relative_path,
+    schedule_plan,
     stop_observer,
 )
 
@@ -133,16 +134,14 @@ class WorkspaceWatcher(QObject):
         try:
             forwarder = _Forwarder(self)
             plan = plan_watches(self.root)
-            for directory, recursive in plan:
-                if generation != self._generation:
-                    # Stopped meanwhile (the window switched to another workspace): the rest is not set up. Each
-                    # watch is a thread once started: switching quickly through 3,200-folder trees, the stopped
-                    # watchers' setups ran on side by side (2,800 threads) and the last one was not in place
-                    # 10 s later.
-                    with contextlib.suppress(Exception):
-                        observer.unschedule_all()
-                    return
-                observer.schedule(forwarder, directory, recursive=recursive)
+            if not schedule_plan(observer, forwarder, plan, until=lambda: generation != self._generation):
+                # Stopped meanwhile (the window switched to another workspace): the rest is not set up. Each
+                # watch is a thread once started: switching quickly through 3,200-folder trees, the stopped
+                # watchers' setups ran on side by side (2,800 threads) and the last one was not in place
+                # 10 s later.
+                with contextlib.suppress(Exception):
+                    observer.unschedule_all()
+                return
             observer.start()
             self._plan = WatchPlan(self.root, plan)
         except OSError as exc:  # inotify watch or instance limits
@@ -172,8 +171,7 @@ class WorkspaceWatcher(QObject):
                 if os.path.isdir(self.root):  # gone: nothing to watch until it is made again (the identity check)
                     forwarder = _Forwarder(self)
                     plan = plan_watches(self.root)
-                    for directory, recursive in plan:
-                        self._observer.schedule(forwarder, directory, recursive=recursive)
+                    schedule_plan(self._observer, forwarder, plan)
                     self._plan = WatchPlan(self.root, plan)
         except OSError as exc:
             if os.path.isdir(self.root):  # (not merely gone while the watches were planned)

@@ -13,10 +13,11 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
+from watchdog.observers.api import BaseObserver
 
 from .boundary import display_rel
 from .scan import is_skipped_dir, is_watched_path
@@ -51,6 +52,33 @@ def plan_watches(root: str) -> list[tuple[str, bool]]:
     if clean(root):
         plan.append((root, True))
     return plan
+
+
+def _change_events() -> list[type[FileSystemEvent]]:
+    from watchdog import events
+
+    wanted = ["FileCreatedEvent", "DirCreatedEvent", "FileModifiedEvent", "FileAttribEvent", "FileDeletedEvent",
+              "DirDeletedEvent", "FileMovedEvent", "DirMovedEvent", "FileClosedEvent", "EventsLostEvent"]
+    return [getattr(events, name) for name in wanted if hasattr(events, name)]  # (older watchdogs lack some)
+
+
+# What the watches ask the system for: changes. Unfiltered, watchdog also asks inotify for every open and every
+# close without a write. A walk opens each folder of the workspace and indexing opens each file, and so does any
+# program that reads the workspace (an editor, grep, the agent); each of those events then went through watchdog's
+# threads and ours in Python only to be dropped (`event_paths`), and took the GIL from the walk: at 3,200 folders
+# a walk took 270 ms while watched against 90 ms unwatched.
+CHANGE_EVENTS = _change_events()
+
+
+def schedule_plan(observer: BaseObserver, handler: FileSystemEventHandler, plan: list[tuple[str, bool]],
+                  until: Callable[[], bool] = lambda: False) -> bool:
+    """Schedule `plan`'s watches (see `plan_watches`) on `observer`, for changes only (CHANGE_EVENTS); False when
+    it stopped early because `until()` became true."""
+    for directory, recursive in plan:
+        if until():
+            return False
+        observer.schedule(handler, directory, recursive=recursive, event_filter=CHANGE_EVENTS)
+    return True
 
 
 class WatchPlan:
@@ -147,8 +175,7 @@ class ChangeFeed(FileSystemEventHandler):
             return False
         try:
             plan = plan_watches(self.root)
-            for directory, recursive in plan:
-                observer.schedule(self, directory, recursive=recursive)
+            schedule_plan(observer, self, plan)
             observer.start()
         except OSError:
             with contextlib.suppress(Exception):
@@ -217,7 +244,7 @@ def watch_tree(handler: FileSystemEventHandler, path: str) -> Observer | None:  
     caller then looks periodically instead."""
     try:
         observer = Observer()
-        observer.schedule(handler, path, recursive=True)
+        observer.schedule(handler, path, recursive=True, event_filter=CHANGE_EVENTS)
         observer.start()
     except OSError:
         return None
