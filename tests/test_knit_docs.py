@@ -470,7 +470,7 @@ def test_a_new_folder_below_a_recursive_watch_is_walked_without_watching_everyth
         assert len(planned) == 1
         assert tool.call("kiwi orchard", now_ms=now_ms).structured["primary"][0]["rel"] == "docs/new/deeper/kiwi.md"
         (deep / "later.md").write_text("# Later\n\nPomelo grove.\n")  # watched with no new plan
-        assert _wait_for(lambda: feed._paths)
+        assert _wait_for(lambda: "docs/new/deeper/later.md" in feed._paths)
         tool.keep_current()
         assert tool.call("pomelo grove", now_ms=now_ms).structured["primary"][0]["rel"] == "docs/new/deeper/later.md"
         (project / "top").mkdir()  # beside build/: the root is watched on its own
@@ -480,7 +480,7 @@ def test_a_new_folder_below_a_recursive_watch_is_walked_without_watching_everyth
         assert len(planned) == 2
         assert tool.call("fig harvest", now_ms=now_ms).structured["primary"][0]["rel"] == "top/fig.md"
         (project / "top" / "plum.md").write_text("# Plum\n\nPlum orchard notes.\n")
-        assert _wait_for(lambda: feed._paths)
+        assert _wait_for(lambda: "top/plum.md" in feed._paths)
         tool.keep_current()
         assert tool.call("plum orchard notes", now_ms=now_ms).structured["primary"][0]["rel"] == "top/plum.md"
     finally:
