@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import time
 
 import pytest
 
@@ -444,6 +446,64 @@ def test_the_watch_plan_says_which_new_folders_the_watches_already_cover(make_wo
     assert plan.covers([])
     clean = make_workspace({"a/b.md": "#"}, name="clean")
     assert WatchPlan(str(clean.resolve()), plan_watches(str(clean.resolve()))).covers(["a/new", "new"])
+
+
+def test_the_watch_plan_is_made_again_when_the_watchdog_in_use_leaves_folders_moved_in_unwatched(make_workspace,
+                                                                                                 monkeypatch):
+    """Before 7.1, watchdog reports a folder moved into a recursive watch from outside it as created but sets no
+    watch on it: with watchdog 4.0.2 and 7.0.0, a file written in a folder moved into docs/ from elsewhere went
+    unseen (the plan was not made again), as it had not when every folder change planned the watches anew."""
+    from knit_desktop.core.index import watching
+
+    root = make_workspace({"docs/a/x.md": "#", ".git/HEAD": ""})
+    real = str(root.resolve())
+    plan = watching.WatchPlan(real, watching.plan_watches(real))
+    assert plan.covers(["docs/new"])
+    monkeypatch.setattr(watching, "WATCHDOG_WATCHES_MOVED_IN_FOLDERS", False)
+    assert not plan.covers(["docs/new"])
+    assert plan.covers([])
+
+
+def _inotify_watches() -> int:
+    """The inotify watches this process holds (all its inotify instances)."""
+    count = 0
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            if os.readlink(f"/proc/self/fd/{fd}") == "anon_inode:inotify":
+                with open(f"/proc/self/fdinfo/{fd}") as info:
+                    count += sum(1 for line in info if line.startswith("inotify wd:"))
+        except OSError:
+            pass
+    return count
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fdinfo"), reason="counts inotify watches through /proc")
+def test_a_folder_copied_in_with_its_node_modules_has_the_watches_planned_again(make_workspace, tmp_path):
+    """A project copied into a recursively watched folder with its node_modules (or .git) was left to watchdog,
+    which watched every folder of node_modules too: 2,046 watches instead of 5 for 2,000 folders there, and every
+    write an install or a build makes there went through Python only to be dropped."""
+    from knit_desktop.core.index.watching import ChangeFeed
+
+    root = make_workspace({"docs/a/x.md": "#", ".git/HEAD": ""})
+    project = tmp_path / "elsewhere" / "proj"
+    for i in range(300):
+        (project / "node_modules" / f"p{i // 30}" / f"m{i % 30}").mkdir(parents=True)
+    (project / "lib").mkdir()
+    (project / "lib" / "guide.md").write_text("# Guide")
+    feed = ChangeFeed(str(root))
+    try:
+        assert feed.start()
+        before = _inotify_watches()
+        shutil.copytree(project, root / "docs" / "proj")
+        assert _wait_for(lambda: feed._rescan)
+        time.sleep(0.5)  # the copy's last events
+        feed.drain()
+        feed.restart()
+        assert _inotify_watches() - before < 20  # docs/ split around node_modules: a few folders, not 300
+        (root / "docs" / "proj" / "lib" / "later.md").write_text("# Later")
+        assert _wait_for(lambda: "docs/proj/lib/later.md" in feed._paths)
+    finally:
+        feed.stop()
 
 
 def test_a_new_folder_below_a_recursive_watch_is_walked_without_watching_everything_again(project, tmp_path, now_ms,

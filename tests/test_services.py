@@ -179,6 +179,29 @@ def test_a_folder_made_below_a_recursively_watched_one_is_walked_without_plannin
     assert len(planned) == 2
 
 
+def test_a_folder_copied_in_with_its_node_modules_has_the_watches_planned_again(qtbot, live, monkeypatch, tmp_path):
+    """A project copied below a recursively watched folder with its node_modules was left to watchdog, which then
+    watched every folder of node_modules as well (2,046 watches instead of 5 for 2,000 folders there): the watches
+    are planned again, around it."""
+    planned = []
+    real_plan = watcher_module.plan_watches
+
+    def counting_plan(root):
+        planned.append(root)
+        return real_plan(root)
+
+    monkeypatch.setattr(watcher_module, "plan_watches", counting_plan)
+    root, service, watcher, _ = live({"docs/a.md": "# Alpha\n\nalpha notes", "node_modules/x/y.md": "#"})
+    project = tmp_path / "elsewhere" / "proj"
+    (project / "node_modules" / "dep" / "lib").mkdir(parents=True)
+    (project / "guide.md").write_text("# Guide\n\nKiwi orchard.", encoding="utf-8")
+    assert len(planned) == 1
+    with qtbot.waitSignal(watcher.rescanNeeded, timeout=5000):
+        shutil.copytree(project, root / "docs" / "proj")
+    wait_for_top(qtbot, service, "kiwi orchard", "docs/proj/guide.md")
+    assert len(planned) == 2
+
+
 def test_a_file_written_before_the_watches_are_in_place_is_found_by_one_more_walk(qtbot, make_workspace,
                                                                                   monkeypatch):
     """The first walk and the setting up of the watches run side by side: a file written into a folder the walk

@@ -161,11 +161,13 @@ class WorkspaceWatcher(QObject):
         if generation == self._generation:
             self._modeSet.emit(generation, MODE_POLLING, str(exc.strerror or exc), time.monotonic())
 
-    def _replan(self, generation: int) -> None:  # on the setup thread
-        """Directories appeared or vanished: watch what is there now (inotify mode only), then ask for the walk
-        (watched first, so a file written into a new folder meanwhile is seen by one or the other)."""
+    def _replan(self, generation: int, folders: frozenset[str] = frozenset({""})) -> None:  # on the setup thread
+        """Directories appeared or vanished: watch what is there now (inotify mode only, unless the watches already
+        follow those `folders`), then ask for the walk (watched first, so a file written into a new folder meanwhile
+        is seen by one or the other)."""
         try:
-            if generation == self._generation and self._observer is not None and self._observing == MODE_WATCHING:
+            if generation == self._generation and self._observer is not None and self._observing == MODE_WATCHING \
+                    and not (self._plan is not None and self._plan.covers(folders)):
                 self._observer.unschedule_all()
                 self._plan = None
                 if os.path.isdir(self.root):  # gone: nothing to watch until it is made again (the identity check)
@@ -257,11 +259,9 @@ class WorkspaceWatcher(QObject):
         if self._rescan and not self._pending:
             self._rescan = False
             folders, self._folders = self._folders, set()
-            plan = self._plan
-            if self.mode == MODE_WATCHING and plan is not None and plan.covers(folders):
-                self.rescanNeeded.emit()  # the watches follow those folders already: only the walk
-            else:
-                self._submit(self._replan, self._generation)  # asks for the walk once the watches follow
+            # Asks for the walk once the watches follow (whether they already do lists the new folders' own
+            # subtrees: the setup thread's job, not the GUI thread's).
+            self._submit(self._replan, self._generation, frozenset(folders))
         elif ready:
             self.pathsChanged.emit(ready)
         if not self._pending:
