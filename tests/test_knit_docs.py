@@ -464,6 +464,40 @@ def test_the_watch_plan_is_made_again_when_the_watchdog_in_use_leaves_folders_mo
     assert plan.covers([])
 
 
+def test_once_the_system_refuses_a_watch_for_a_new_folder_the_feed_says_it_cannot_follow(make_workspace,
+                                                                                         monkeypatch):
+    """At the system's limit on inotify watches, watchdog logs the watch it could not add for a new folder below a
+    recursive watch and goes on: the folder was left unwatched while the feed stayed healthy (what changed there
+    was missed, the lease held and a one-shot command trusted the index). Planned again, the watches fail: the
+    feed is not healthy and the server walks instead, as it did when every new folder planned them anew."""
+    import errno
+
+    from watchdog.observers.inotify_c import InotifyFD
+
+    from knit_desktop.core.index.watching import ChangeFeed
+
+    root = make_workspace({"docs/a/x.md": "#", ".git/HEAD": ""})
+    feed = ChangeFeed(str(root))
+    try:
+        assert feed.start()
+        real_add = InotifyFD.add_callback
+
+        def limited(self, path, *args, **kwargs):
+            if b"refused" in path:
+                raise OSError(errno.ENOSPC, "inotify watch limit reached")
+            return real_add(self, path, *args, **kwargs)
+
+        monkeypatch.setattr(InotifyFD, "add_callback", limited)
+        (root / "docs" / "a" / "refused").mkdir()
+        assert _wait_for(lambda: feed._rescan)
+        time.sleep(0.2)
+        feed.drain()
+        assert feed.restart() is False
+        assert not feed.healthy
+    finally:
+        feed.stop()
+
+
 def _inotify_watches() -> int:
     """The inotify watches this process holds (all its inotify instances)."""
     count = 0

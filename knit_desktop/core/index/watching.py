@@ -11,6 +11,7 @@ option).
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import threading
 from collections.abc import Callable, Iterable, Iterator
@@ -91,16 +92,32 @@ def schedule_plan(observer: BaseObserver, handler: FileSystemEventHandler, plan:
     return True
 
 
-def _watches_moved_in_folders() -> bool:
-    from watchdog.version import VERSION_MAJOR, VERSION_MINOR
+def _follows_new_folders() -> bool:
+    from watchdog.version import VERSION_BUILD, VERSION_MAJOR, VERSION_MINOR
 
-    return (VERSION_MAJOR, VERSION_MINOR) >= (7, 1)
+    return (VERSION_MAJOR, VERSION_MINOR, VERSION_BUILD) >= (7, 1, 1)
 
 
-# Whether a recursive watch of this watchdog also watches a folder moved into it from outside it (from elsewhere on
-# the disk, or from beside an ignored folder of the workspace). Before 7.1 it reports the folder as created but
-# sets no watch on it, so what is written in it later goes unseen until the watches are planned again.
-WATCHDOG_WATCHES_MOVED_IN_FOLDERS = _watches_moved_in_folders()
+# Whether a recursive watch of this watchdog watches the folders that come below it and says when it cannot.
+# Before 7.1 it reports a folder moved in from outside it (from elsewhere on the disk, or from beside an ignored
+# folder of the workspace) as created but sets no watch on it, so what is written there later went unseen until
+# the watches were planned again; 7.1.0 drops a watch the system refuses without a word.
+WATCHDOG_WATCHES_MOVED_IN_FOLDERS = _follows_new_folders()
+
+
+class _RefusedWatches(logging.Filter):
+    """Counts the watches watchdog could not add below a recursive watch already in place (the system's limit on
+    inotify watches reached): it logs them and goes on, and the folders they were for are not watched."""
+
+    count = 0
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if str(record.msg).startswith("Unable to"):  # "Unable to watch …", "Unable to rebuild recursive …"
+            _RefusedWatches.count += 1
+        return True
+
+
+logging.getLogger("watchdog.observers.inotify").addFilter(_RefusedWatches())
 
 
 class WatchPlan:
@@ -110,14 +127,17 @@ class WatchPlan:
     folder and watching each anew, 0.3-0.4 s at 3,200 folders, so it is done only where it is needed: a folder
     that came or went beside an ignored one (its parent is watched on its own), one that was itself the top of a
     watch, one that holds an ignored folder (copied or moved in with its node_modules or .git, which watchdog would
-    watch too: 2,046 watches instead of 5 for a project with 2,000 folders in node_modules), or any folder when
-    the watchdog in use does not watch a folder moved in from elsewhere (before 7.1: changes in it went unseen)."""
+    watch too: 2,046 watches instead of 5 for a project with 2,000 folders in node_modules), or any folder once
+    watchdog could not watch a new folder (the system's limit reached: planned again, the watches fail and the
+    caller polls or walks instead of missing what changes there), or when the watchdog in use does not watch a
+    folder moved in from elsewhere (before 7.1: changes in it went unseen)."""
 
     def __init__(self, root: str, plan: list[tuple[str, bool]]) -> None:
         def rel(directory: str) -> str:
             return "" if directory == root else os.path.relpath(directory, root).replace(os.sep, "/")
 
         self._root = root
+        self._refused = _RefusedWatches.count
         self._tops = {rel(directory) for directory, _ in plan}
         self._recursive = {rel(directory) for directory, recursive in plan if recursive}
 
@@ -125,8 +145,8 @@ class WatchPlan:
         """Whether the watches still follow after these folders (workspace-relative) came, went or moved. Lists
         what each folder that is there now holds (its own subtree only)."""
         folders = list(folders)
-        if folders and not WATCHDOG_WATCHES_MOVED_IN_FOLDERS:
-            return False
+        if folders and (not WATCHDOG_WATCHES_MOVED_IN_FOLDERS or _RefusedWatches.count != self._refused):
+            return False  # (planned again, the watches the system refuses make the caller poll or walk instead)
         for folder in folders:
             if not folder or folder in self._tops:
                 return False
