@@ -86,3 +86,25 @@ def settings(tmp_path):
     value = Settings(str(tmp_path / "settings.ini"))
     value.language = "en"
     return value
+
+
+@pytest.fixture
+def refuse_watches(monkeypatch):
+    """`refuse_watches(name)`: from then on the system refuses an inotify watch on any path holding `name`, as at
+    its limit on watches (ENOSPC), while the others are added as usual."""
+    import errno
+
+    from watchdog.observers.inotify_c import InotifyFD
+
+    real_add = InotifyFD.add_callback
+
+    def refuse(name: str) -> None:
+        def limited(self, path, *args, **kwargs):
+            if name.encode() in path:
+                raise OSError(errno.ENOSPC, "inotify watch limit reached")
+            return real_add(self, path, *args, **kwargs)
+
+        monkeypatch.setattr(InotifyFD, "add_callback", limited)
+
+    return refuse
+

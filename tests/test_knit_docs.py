@@ -13,6 +13,7 @@ from knit_desktop.core.dsh.usage import workspace_rel
 
 from .dsh_fixtures import DshLog
 from .media_fixtures import two_page_pdf
+from .watch_fixtures import inotify_watches
 
 DAY = 86_400_000
 
@@ -465,29 +466,18 @@ def test_the_watch_plan_is_made_again_when_the_watchdog_in_use_leaves_folders_mo
 
 
 def test_once_the_system_refuses_a_watch_for_a_new_folder_the_feed_says_it_cannot_follow(make_workspace,
-                                                                                         monkeypatch):
+                                                                                         refuse_watches):
     """At the system's limit on inotify watches, watchdog logs the watch it could not add for a new folder below a
     recursive watch and goes on: the folder was left unwatched while the feed stayed healthy (what changed there
     was missed, the lease held and a one-shot command trusted the index). Planned again, the watches fail: the
     feed is not healthy and the server walks instead, as it did when every new folder planned them anew."""
-    import errno
-
-    from watchdog.observers.inotify_c import InotifyFD
-
     from knit_desktop.core.index.watching import ChangeFeed
 
     root = make_workspace({"docs/a/x.md": "#", ".git/HEAD": ""})
     feed = ChangeFeed(str(root))
     try:
         assert feed.start()
-        real_add = InotifyFD.add_callback
-
-        def limited(self, path, *args, **kwargs):
-            if b"refused" in path:
-                raise OSError(errno.ENOSPC, "inotify watch limit reached")
-            return real_add(self, path, *args, **kwargs)
-
-        monkeypatch.setattr(InotifyFD, "add_callback", limited)
+        refuse_watches("refused")
         (root / "docs" / "a" / "refused").mkdir()
         assert _wait_for(lambda: feed._rescan)
         time.sleep(0.2)
@@ -496,19 +486,6 @@ def test_once_the_system_refuses_a_watch_for_a_new_folder_the_feed_says_it_canno
         assert not feed.healthy
     finally:
         feed.stop()
-
-
-def _inotify_watches() -> int:
-    """The inotify watches this process holds (all its inotify instances)."""
-    count = 0
-    for fd in os.listdir("/proc/self/fd"):
-        try:
-            if os.readlink(f"/proc/self/fd/{fd}") == "anon_inode:inotify":
-                with open(f"/proc/self/fdinfo/{fd}") as info:
-                    count += sum(1 for line in info if line.startswith("inotify wd:"))
-        except OSError:
-            pass
-    return count
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc/self/fdinfo"), reason="counts inotify watches through /proc")
@@ -527,13 +504,13 @@ def test_a_folder_copied_in_with_its_node_modules_has_the_watches_planned_again(
     feed = ChangeFeed(str(root))
     try:
         assert feed.start()
-        before = _inotify_watches()
+        before = inotify_watches()
         shutil.copytree(project, root / "docs" / "proj")
         assert _wait_for(lambda: feed._rescan)
         time.sleep(0.5)  # the copy's last events
         feed.drain()
         feed.restart()
-        assert _inotify_watches() - before < 20  # docs/ split around node_modules: a few folders, not 300
+        assert inotify_watches() - before < 20  # docs/ split around node_modules: a few folders, not 300
         (root / "docs" / "proj" / "lib" / "later.md").write_text("# Later")
         assert _wait_for(lambda: "docs/proj/lib/later.md" in feed._paths)
     finally:

@@ -14,6 +14,8 @@ from knit_desktop.services import watcher as watcher_module
 from knit_desktop.services.indexer import FAILED_CANCELLED, PROGRESS_EVERY_S, IndexerService
 from knit_desktop.services.watcher import WorkspaceWatcher
 
+from .watch_fixtures import inotify_watches
+
 
 @pytest.fixture
 def live(qtbot, make_workspace):
@@ -39,6 +41,19 @@ def live(qtbot, make_workspace):
         if watcher is not None:
             watcher.stop()
         assert service.stop()
+
+
+@pytest.fixture
+def planned_watches(monkeypatch):
+    """`planned_watches()`: the list of the roots the window's watcher plans watches for from then on."""
+
+    def start() -> list:
+        planned: list = []
+        real_plan = watcher_module.plan_watches
+        monkeypatch.setattr(watcher_module, "plan_watches", lambda root: planned.append(root) or real_plan(root))
+        return planned
+
+    return start
 
 
 def top(qtbot, service, query):
@@ -151,18 +166,11 @@ def test_the_watches_are_set_up_off_the_gui_thread_at_start_and_when_folders_com
 
 
 def test_a_folder_made_below_a_recursively_watched_one_is_walked_without_planning_every_watch_again(
-        qtbot, live, monkeypatch):
+        qtbot, live, planned_watches):
     """watchdog watches a folder made below a recursively watched one itself: planning every watch again (0.3-0.4 s
     of listing and watching at 3,200 folders, each time a folder came or went) is left for the folders that need
     it. The walk is still asked for, and what the new folder holds is found."""
-    planned = []
-    real_plan = watcher_module.plan_watches
-
-    def counting_plan(root):
-        planned.append(root)
-        return real_plan(root)
-
-    monkeypatch.setattr(watcher_module, "plan_watches", counting_plan)
+    planned = planned_watches()
     root, service, watcher, _ = live({"docs/a.md": "# Alpha\n\nalpha notes", "node_modules/x/y.md": "#"})
     assert len(planned) == 1
     with qtbot.waitSignal(watcher.rescanNeeded, timeout=5000):
@@ -179,18 +187,12 @@ def test_a_folder_made_below_a_recursively_watched_one_is_walked_without_plannin
     assert len(planned) == 2
 
 
-def test_a_folder_copied_in_with_its_node_modules_has_the_watches_planned_again(qtbot, live, monkeypatch, tmp_path):
+def test_a_folder_copied_in_with_its_node_modules_has_the_watches_planned_again(qtbot, live, planned_watches,
+                                                                               tmp_path):
     """A project copied below a recursively watched folder with its node_modules was left to watchdog, which then
     watched every folder of node_modules as well (2,046 watches instead of 5 for 2,000 folders there): the watches
     are planned again, around it."""
-    planned = []
-    real_plan = watcher_module.plan_watches
-
-    def counting_plan(root):
-        planned.append(root)
-        return real_plan(root)
-
-    monkeypatch.setattr(watcher_module, "plan_watches", counting_plan)
+    planned = planned_watches()
     root, service, watcher, _ = live({"docs/a.md": "# Alpha\n\nalpha notes", "node_modules/x/y.md": "#"})
     project = tmp_path / "elsewhere" / "proj"
     (project / "node_modules" / "dep" / "lib").mkdir(parents=True)
@@ -202,25 +204,14 @@ def test_a_folder_copied_in_with_its_node_modules_has_the_watches_planned_again(
     assert len(planned) == 2
 
 
-def test_once_the_system_refuses_a_watch_for_a_new_folder_the_window_polls(qtbot, live, monkeypatch):
+def test_once_the_system_refuses_a_watch_for_a_new_folder_the_window_polls(qtbot, live, refuse_watches):
     """At the system's limit on inotify watches, watchdog logs the watch it could not add for a new folder below a
     recursive watch and goes on: the window went on watching, blind to that folder (with a 300-watch limit and 400
     folders made in docs/, a file written in the last one never reached the index). Planned again, the watches
     fail and the window polls, as it did when every new folder planned them anew."""
-    import errno
-
-    from watchdog.observers.inotify_c import InotifyFD
-
     root, service, watcher, _ = live({"docs/a.md": "# Alpha\n\nalpha notes", "node_modules/x/y.md": "#"})
     assert watcher.mode == watcher_module.MODE_WATCHING
-    real_add = InotifyFD.add_callback
-
-    def limited(self, path, *args, **kwargs):
-        if b"refused" in path:
-            raise OSError(errno.ENOSPC, "inotify watch limit reached")
-        return real_add(self, path, *args, **kwargs)
-
-    monkeypatch.setattr(InotifyFD, "add_callback", limited)
+    refuse_watches("refused")
     (root / "docs" / "refused").mkdir()
     qtbot.waitUntil(lambda: watcher.mode == watcher_module.MODE_POLLING, timeout=5000)
     (root / "docs" / "refused" / "kiwi.md").write_text("# Kiwi\n\nKiwi orchard.", encoding="utf-8")
@@ -480,31 +471,20 @@ def test_watch_plan_covers_every_kept_directory_and_no_ignored_one(make_workspac
     assert plan_watches(str(clean)) == [(str(clean), True)]
 
 
-def _inotify_watches() -> int:
-    count = 0
-    for fd in os.listdir("/proc/self/fdinfo"):
-        try:
-            with open(f"/proc/self/fdinfo/{fd}", encoding="utf-8") as info:
-                count += sum(1 for line in info if line.startswith("inotify wd:"))
-        except OSError:
-            continue
-    return count
-
-
 @pytest.mark.skipif(not os.path.isdir("/proc/self/fdinfo"), reason="needs Linux /proc")
 def test_ignored_directories_get_no_inotify_watch(qtbot, make_workspace):
     files = {f"node_modules/pkg{i}/index.md": "#" for i in range(60)}
     files |= {f".git/objects/{i:02x}/o": "" for i in range(30)}
     files |= {"docs/a/x.md": "#", "docs/b/y.md": "#", "notes/z.md": "#"}
     root = make_workspace(files)
-    before = _inotify_watches()
+    before = inotify_watches()
     watcher = WorkspaceWatcher(str(root))
     with qtbot.waitSignal(watcher.modeChanged, timeout=5000):  # the watches are in place
         watcher.start()
     try:
         assert watcher.mode == "watching"
         # root, docs, docs/a, docs/b, notes: nothing under node_modules or .git
-        assert _inotify_watches() - before == 5
+        assert inotify_watches() - before == 5
         seen = []
         watcher.pathsChanged.connect(seen.extend)
         (root / "docs" / "a" / "new.md").write_text("# New", encoding="utf-8")
@@ -514,6 +494,6 @@ def test_ignored_directories_get_no_inotify_watch(qtbot, make_workspace):
             (root / "later").mkdir()
         (root / "later" / "f.md").write_text("# F", encoding="utf-8")
         qtbot.waitUntil(lambda: "later/f.md" in seen, timeout=5000)
-        assert _inotify_watches() - before == 6
+        assert inotify_watches() - before == 6
     finally:
         watcher.stop()
