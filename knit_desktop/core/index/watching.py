@@ -27,42 +27,33 @@ from .scan import is_skipped_dir, is_watched_path
 def plan_watches(root: str) -> list[tuple[str, bool]]:
     """(directory, recursive) pairs covering every non-ignored directory under `root` and no ignored one."""
     plan: list[tuple[str, bool]] = []
-
-    def clean(directory: str) -> bool:
-        """Whether no ignored directory lies below `directory`; if one does, plan watches for this subtree."""
-        try:
-            with os.scandir(directory) as it:
-                children = [e for e in it if e.is_dir(follow_symlinks=False)]
-        except OSError:
-            return True  # unreadable: nothing below it can be watched anyway
-        all_clean = True
-        clean_children: list[str] = []
-        for child in children:
-            if is_skipped_dir(child.name):
-                all_clean = False
-            elif clean(child.path):
-                clean_children.append(child.path)
-            else:
-                all_clean = False
-        if all_clean:
-            return True  # the caller's recursive watch (or the root's) covers this subtree
-        plan.append((directory, False))
-        plan.extend((child, True) for child in clean_children)
-        return False
-
-    if clean(root):
+    if _planned_below(root, plan):
         plan.append((root, True))
     return plan
 
 
-def _holds_ignored_folder(directory: str) -> bool:
-    """Whether an ignored directory lies anywhere below `directory` (symlinks not followed, as by the watches)."""
+def _planned_below(directory: str, plan: list[tuple[str, bool]]) -> bool:
+    """Whether no ignored directory lies below `directory`; if one does, the watches for this subtree go into
+    `plan`."""
     try:
         with os.scandir(directory) as it:
             children = [e for e in it if e.is_dir(follow_symlinks=False)]
     except OSError:
-        return False
-    return any(is_skipped_dir(child.name) or _holds_ignored_folder(child.path) for child in children)
+        return True  # unreadable: nothing below it can be watched anyway
+    all_clean = True
+    clean_children: list[str] = []
+    for child in children:
+        if is_skipped_dir(child.name):
+            all_clean = False
+        elif _planned_below(child.path, plan):
+            clean_children.append(child.path)
+        else:
+            all_clean = False
+    if all_clean:
+        return True  # the caller's recursive watch (or the root's) covers this subtree
+    plan.append((directory, False))
+    plan.extend((child, True) for child in clean_children)
+    return False
 
 
 def _change_events() -> list[type[FileSystemEvent]]:
@@ -161,7 +152,7 @@ class WatchPlan:
         path = os.path.join(self._root, *folder.split("/"))
         if os.path.islink(path) or not os.path.isdir(path):
             return True  # gone (or moved away), or a link watchdog does not follow
-        return not _holds_ignored_folder(path)
+        return _planned_below(path, [])
 
 
 def listdir_skipping_ignored(path: str) -> Iterator[os.DirEntry[str]]:
