@@ -258,7 +258,18 @@ class IndexStore:
             db.execute("PRAGMA auto_vacuum = INCREMENTAL")
         mode = db.execute("PRAGMA journal_mode").fetchone()[0]
         if str(mode).lower() != "wal":
-            db.execute("PRAGMA journal_mode=WAL")
+            # Several processes opening one new index at once (the window and an MCP server starting together):
+            # SQLite answers the switch to WAL with "database is locked" at once, without waiting out the busy
+            # timeout, while another connection holds a lock; so it is asked again until that timeout.
+            deadline = time.monotonic() + BUSY_TIMEOUT_S
+            while True:
+                try:
+                    db.execute("PRAGMA journal_mode=WAL")
+                    break
+                except sqlite3.OperationalError as exc:
+                    if "locked" not in str(exc) or time.monotonic() >= deadline:
+                        raise
+                    time.sleep(0.01)
         db.execute("PRAGMA synchronous=NORMAL")
         return db
 
