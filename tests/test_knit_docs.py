@@ -449,22 +449,6 @@ def test_the_watch_plan_says_which_new_folders_the_watches_already_cover(make_wo
     assert WatchPlan(str(clean.resolve()), plan_watches(str(clean.resolve()))).covers(["a/new", "new"])
 
 
-def test_the_watch_plan_is_made_again_when_the_watchdog_in_use_leaves_folders_moved_in_unwatched(make_workspace,
-                                                                                                 monkeypatch):
-    """Before 7.1, watchdog reports a folder moved into a recursive watch from outside it as created but sets no
-    watch on it: with watchdog 4.0.2 and 7.0.0, a file written in a folder moved into docs/ from elsewhere went
-    unseen (the plan was not made again), as it had not when every folder change planned the watches anew."""
-    from knit_desktop.core.index import watching
-
-    root = make_workspace({"docs/a/x.md": "#", ".git/HEAD": ""})
-    real = str(root.resolve())
-    plan = watching.WatchPlan(real, watching.plan_watches(real))
-    assert plan.covers(["docs/new"])
-    monkeypatch.setattr(watching, "WATCHDOG_WATCHES_MOVED_IN_FOLDERS", False)
-    assert not plan.covers(["docs/new"])
-    assert plan.covers([])
-
-
 def test_once_the_system_refuses_a_watch_for_a_new_folder_the_feed_says_it_cannot_follow(make_workspace,
                                                                                          refuse_watches):
     """At the system's limit on inotify watches, watchdog logs the watch it could not add for a new folder below a

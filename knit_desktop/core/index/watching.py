@@ -83,19 +83,6 @@ def schedule_plan(observer: BaseObserver, handler: FileSystemEventHandler, plan:
     return True
 
 
-def _follows_new_folders() -> bool:
-    from watchdog.version import VERSION_BUILD, VERSION_MAJOR, VERSION_MINOR
-
-    return (VERSION_MAJOR, VERSION_MINOR, VERSION_BUILD) >= (7, 1, 1)
-
-
-# Whether a recursive watch of this watchdog watches the folders that come below it and says when it cannot.
-# Before 7.1 it reports a folder moved in from outside it (from elsewhere on the disk, or from beside an ignored
-# folder of the workspace) as created but sets no watch on it, so what is written there later went unseen until
-# the watches were planned again; 7.1.0 drops a watch the system refuses without a word.
-WATCHDOG_WATCHES_MOVED_IN_FOLDERS = _follows_new_folders()
-
-
 class _RefusedWatches(logging.Filter):
     """Counts the watches watchdog could not add below a recursive watch already in place (the system's limit on
     inotify watches reached): it logs them and goes on, and the folders they were for are not watched."""
@@ -120,8 +107,8 @@ class WatchPlan:
     watch, one that holds an ignored folder (copied or moved in with its node_modules or .git, which watchdog would
     watch too: 2,046 watches instead of 5 for a project with 2,000 folders in node_modules), or any folder once
     watchdog could not watch a new folder (the system's limit reached: planned again, the watches fail and the
-    caller polls or walks instead of missing what changes there), or when the watchdog in use does not watch a
-    folder moved in from elsewhere (before 7.1: changes in it went unseen)."""
+    caller polls or walks instead of missing what changes there). (This needs watchdog 7.1.1 or later, which
+    pyproject.toml requires: before 7.1 a folder moved in from elsewhere was reported as created but not watched.)"""
 
     def __init__(self, root: str, plan: list[tuple[str, bool]]) -> None:
         def rel(directory: str) -> str:
@@ -136,7 +123,7 @@ class WatchPlan:
         """Whether the watches still follow after these folders (workspace-relative) came, went or moved. Lists
         what each folder that is there now holds (its own subtree only)."""
         folders = list(folders)
-        if folders and (not WATCHDOG_WATCHES_MOVED_IN_FOLDERS or _RefusedWatches.count != self._refused):
+        if folders and _RefusedWatches.count != self._refused:
             return False  # (planned again, the watches the system refuses make the caller poll or walk instead)
         for folder in folders:
             if not folder or folder in self._tops:
