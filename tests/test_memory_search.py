@@ -481,3 +481,16 @@ def test_a_how_many_question_prefers_the_entry_that_counts_not_one_with_an_ids_d
                 "- the editor comes with 18 color themes, Dark+ and Monokai among them\n\n"
                 "## 转发器\n- 转发器重试见 #12\n- 转发器重试改为1次\n")
     assert answer in search([notes], query)[0].entry.text
+
+
+def test_a_demonstrative_and_its_measure_word_are_no_topic_of_the_question(tmp_path):
+    # "那个阶段" is "that stage": read as bigrams, "个阶" also met "5 个阶段提交" ("5 stage commits") in another row,
+    # and two bigrams of a word the question only points with outranked the row its name (W5) picks out.
+    libraries = _memory(tmp_path, "PROGRESS.md", "# 进度\n\n## 阶段\n\n| 阶段 | 内容 | 状态 |\n|---|---|---|\n"
+                        "| P4 | FastAPI + 单页 Web 看板（项目/阶段/产物/预算） | ✅ |\n"
+                        "| P5 | docs/AGENT_GUIDE + README + git 历史（5 个阶段提交）+ 测试全绿 | ✅ |\n"
+                        "| W4 | 能看、能发：finish + release_pack | ✅ |\n"
+                        "| W5 | Harness 外壳只调 produce：项目 Skill + `progress.next` + `MONTAGE_HEADLESS` 进门拒绝 + "
+                        "`doctor --json`；看板仍无一键全片 GEN | 波次1 ✅ 波次2 ✅ 波次3 ✅ |\n")
+    assert search(libraries, "W5 那个阶段做了些什么")[0].location == "PROGRESS.md:10-10"
+    assert search(libraries, "这个阶段的看板是什么")[0].location == "PROGRESS.md:7-7"

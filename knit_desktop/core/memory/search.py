@@ -167,6 +167,9 @@ FUNCTION_WORDS = STOP_WORDS - frozenset("a an the what which who whom how why wh
 CJK_STOP = frozenset("的了吗呢吧啊是在有和与及或这那哪我你他她它们都也就还又很把被让给对从为以而但")
 CJK_STOP_BIGRAMS = frozenset({"什么", "怎么", "哪里", "哪个", "如何", "为什", "么样", "一下", "我们", "你们",
                               "他们", "这个", "那个", "是不", "不是", "之前", "以后", "的时", "时候", "在哪"})
+# "那个阶段", "这些问题": a demonstrative and its measure word point at the topic and are none of it; read as
+# bigrams, the measure word also pairs with the noun after it ("个阶") and met "5 个阶段" in an unrelated entry.
+DETERMINERS = re.compile("[这那哪每某][个些种次件位条样]")
 CJK_QUESTION_WORDS = re.compile("为什么|什么样|什么|为何|哪些|哪个|哪里|哪儿|哪天|怎么样|怎么|怎样|如何|是否|是不是|多少|几个")
 VERSION_QUESTION = re.compile(r"哪个版本|什么版本|哪一版|\b(?:which|what) version\b", re.IGNORECASE)
 # A yes/no question about what exists or what something can do, not about where work stands: "is there a working
@@ -524,7 +527,7 @@ def _query_terms(query: str) -> tuple[set[str], str]:
     # around it into bigrams no answer holds ("有哪些用例" -> "些用", "是什么用例" -> "是什", "么用").
     # Asking which version is the question's form too: the answer shape (a version number) is what it looks for,
     # and an entry that says "版本" or "version" without the thing asked about is no answer.
-    text = CJK_QUESTION_WORDS.sub(" ", VERSION_QUESTION.sub(" ", text))
+    text = DETERMINERS.sub(" ", CJK_QUESTION_WORDS.sub(" ", VERSION_QUESTION.sub(" ", text)))
     q = units(text)
     return (q or units(query)), text
 
