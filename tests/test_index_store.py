@@ -634,3 +634,19 @@ def test_a_compaction_refused_for_lack_of_space_is_not_tried_again_at_every_save
     again = Workspace.open_persistent(str(root), trust_watcher=True)
     assert len(again.statuses) == 300 and again.rank(RankInput.from_query("changed"), now_ms=0).ranked[0].doc.rel in names[:3]
     again.close()
+
+
+def test_a_change_reported_for_a_file_whose_time_and_size_stayed_the_same_is_read_again(make_workspace, now_ms):
+    """Two writes of the same length within one millisecond (a tool saving twice), or a copy that keeps the
+    modification time, leave a file's time and size as they were: the watcher reported the path, and the index
+    kept the first text for good."""
+    root = make_workspace({"docs/plan.md": "# Plan\n\nalpha\n", "docs/other.md": "# Other\n\nbeta\n"})
+    ws = Workspace.open_persistent(str(root))
+    plan = root / "docs/plan.md"
+    before = plan.stat()
+    plan.write_text("# Plan\n\ngamma\n", encoding="utf-8")  # the same length
+    os.utime(plan, ns=(before.st_atime_ns, before.st_mtime_ns))
+    report = ws.apply_changes(["docs/plan.md", "docs/other.md"])
+    assert (report.changed, report.unchanged) == (1, 1)
+    assert order(ws, "gamma", now_ms)[0] == "docs/plan.md"
+    assert ws.apply_changes(["docs/plan.md"]).changes == 0  # read again, the same bytes: nothing to do

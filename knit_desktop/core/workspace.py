@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .index.boundary import OUTSIDE_REASON, WorkspaceNotFound, links_outside
-from .index.documents import MEDIA_KINDS, Document, kind_for_name
+from .index.boundary import OUTSIDE_REASON, OutsideWorkspace, WorkspaceNotFound, links_outside
+from .index.documents import MEDIA_KINDS, Document, content_hash, kind_for_name, read_indexed_bytes
 from .index.links import LinkGraph, Ref, build_graph
 from .index.pins import Pins
 from .index.scan import BackgroundScan, Candidate, FileStatus, WorkspaceScan, candidate_for, scan_workspace
@@ -319,7 +319,7 @@ class Workspace:
                         report.removed += 1
                         report.paths.append(rel)
                     continue
-                if not self._needs_update(cand):
+                if not self._needs_update(cand) and not self._reads_otherwise(cand):
                     report.unchanged += 1
                     continue
                 outcome = self._update(cand)
@@ -328,6 +328,20 @@ class Workspace:
         if report.changes:
             self._snapshot_current = False
         return report
+
+    def _reads_otherwise(self, cand: Candidate) -> bool:
+        """Whether an indexed file's bytes no longer hash as indexed though its modification time and size are the
+        same: a watcher reports the write, but two writes of the same length within one millisecond (a tool
+        saving twice), or a copy that keeps the time (`cp -p`, an archive unpacked), leave both unchanged, and the
+        index kept the first text for good. Asked only for the paths a watcher names: one read each."""
+        row = self._row(cand.rel)
+        if row is None or row.state != "indexed" or not row.content_hash:
+            return False  # (media have no hash: they are never read)
+        try:
+            data = read_indexed_bytes(cand.path, cand.kind, self.root)
+        except (OSError, OutsideWorkspace):
+            return True  # indexing it again says why it cannot be read
+        return content_hash(data) != row.content_hash
 
     def save(self) -> None:
         """Write the in-memory postings as the snapshot the next start loads (no-op without a store)."""
