@@ -309,6 +309,25 @@ def test_a_command_trusts_an_index_a_live_watcher_keeps_and_walks_otherwise(make
     store.close()
 
 
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="a zombie is told apart through /proc")
+def test_a_lease_whose_holder_ended_but_is_not_reaped_yet_is_not_trusted(make_workspace, files):
+    """A server that crashed under a parent slow to reap it (a zombie) still answers signal 0: a command trusted
+    the index it no longer kept until the lease ran out, up to 30 s."""
+    root = (make_workspace(files)).resolve()
+    Workspace.open_persistent(str(root)).close()
+    holder = _hold_lease_in_another_process(root)
+    try:
+        assert index_watched_elsewhere(index_db_path(str(root)))
+        holder.kill()  # ends holding the lease, and is not reaped (no wait) until the end of the test
+        deadline = time.monotonic() + 5
+        while b") Z " not in Path(f"/proc/{holder.pid}/stat").read_bytes() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        os.kill(holder.pid, 0)  # a zombie: signal 0 still finds it
+        assert not index_watched_elsewhere(index_db_path(str(root)))
+    finally:
+        holder.wait()
+
+
 def _open_together(root: Path, go: Path, processes: int = 6) -> None:
     """`processes` processes open the persistent index of `root` at the same moment (once `go` appears), save
     and close; each must succeed and see the four indexable files."""

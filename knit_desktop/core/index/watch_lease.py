@@ -32,7 +32,19 @@ def lease_is_held(value: object) -> bool:
         return True  # alive, another user's
     except OSError:
         return False
-    return True
+    return not _is_zombie(pid)
+
+
+def _is_zombie(pid: int) -> bool:
+    """Whether the process has ended and waits only to be reaped (Linux): signal 0 still finds it, and a server
+    that crashed under a parent slow to reap it would have been trusted until its lease ran out (up to 30 s)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            stat = handle.read()
+    except OSError:
+        return False  # no /proc (macOS, Windows), or gone since: the signal's answer stands
+    state = stat[stat.rfind(b")") + 2 : stat.rfind(b")") + 3]  # after "pid (command name) "
+    return state in (b"Z", b"X")
 
 
 def index_watched_elsewhere(db_path: Path) -> bool:
