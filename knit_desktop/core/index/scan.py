@@ -10,11 +10,11 @@ import stat as stat_module
 import sys
 import threading
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from .boundary import OUTSIDE_REASON, display_rel, inside, os_path
+from .boundary import OUTSIDE_REASON, display_rel, fs_rel, inside, os_path
 from .documents import EXTENSION_KINDS, kind_for_name
 
 MAX_DEPTH = 6
@@ -126,15 +126,22 @@ def walk_workspace(root: str, statuses: list[FileStatus] | None = None) -> Itera
     return iter(scan_workspace(root, statuses))
 
 
-def scan_workspace(root: str, statuses: list[FileStatus] | None = None) -> WorkspaceScan:
+def scan_workspace(root: str, statuses: list[FileStatus] | None = None,
+                   under: str | Iterable[str] = "") -> WorkspaceScan:
     """Breadth-first walk from `root` (already resolved). Directory symlinks are not followed, so a symlink
     loop cannot trap the walk; a file symlink counts when it points at a regular file inside the workspace (one
     leading out is listed as skipped and never read).
 
+    With `under` (a workspace-relative folder, as the index names it, or several), only those folders' subtrees
+    are walked, by the same rules as the whole walk: depth counted from the workspace root, never below a skipped
+    directory or through a directory symlink. A folder that is not there as a real directory (gone, a file, a
+    link, or reached through one) yields nothing and no problem; '' is the whole workspace.
+
     The loop runs once per file of the workspace: it keeps to what the directory listing already says (the
     name, whether an entry is a directory or a link) and one stat per file of a kind Knit reads."""
     found = WorkspaceScan()
-    queue: deque[tuple[str, str, int]] = deque([(root, "", 0)])
+    starts = [_walk_start(root, folder) for folder in top_folders([under] if isinstance(under, str) else under)]
+    queue: deque[tuple[str, str, int]] = deque(start for start in starts if start is not None)
     while queue:
         directory, prefix, depth = queue.popleft()
         fd = -1
@@ -164,6 +171,37 @@ def scan_workspace(root: str, statuses: list[FileStatus] | None = None) -> Works
     except UnicodeEncodeError:
         found.rels = [display_rel(rel) for rel in found.rels]
     return found
+
+
+def top_folders(folders: Iterable[str]) -> list[str]:
+    """The folders none of the others holds, sorted ('' for the workspace itself holds them all)."""
+    kept: list[str] = []
+    for folder in sorted(set(folders)):
+        if not folder:
+            return [""]
+        if not any(folder.startswith(top + "/") for top in kept):
+            kept.append(folder)
+    return kept
+
+
+def _walk_start(root: str, folder: str) -> tuple[str, str, int] | None:
+    """Where the walk of `folder` (workspace-relative, '' the root) begins: (directory, prefix, depth), or None
+    when the whole walk would never list it (below a skipped directory, too deep, not a real directory)."""
+    if not folder:
+        return root, "", 0
+    parts = folder.split("/")
+    if len(parts) > MAX_DEPTH or any(not p or p in (".", "..") or is_skipped_dir(p) for p in parts):
+        return None
+    raw = fs_rel(root, folder)
+    directory = root
+    try:
+        for part in raw.split("/"):  # the whole walk never goes through a link: nor does this one
+            directory = os.path.join(directory, part)
+            if not stat_module.S_ISDIR(os.lstat(directory).st_mode):
+                return None
+    except (OSError, ValueError):
+        return None
+    return directory, raw + "/", len(parts)
 
 
 _LIST_BY_FD = os.scandir in os.supports_fd
