@@ -388,11 +388,11 @@ def test_lost_events_and_a_deleted_workspace_folder_ask_for_a_walk(tmp_path):
     feed = ChangeFeed(str(root))
     real = os.path.realpath(root)
     feed.on_any_event(FileModifiedEvent(os.path.join(real, "a.md")))
-    assert feed.drain() == (["a.md"], False)
+    assert feed.drain() == (["a.md"], False, [])
     feed.dispatch(EventsLostEvent(real, is_directory=True))  # as watchdog hands it over
-    assert feed.drain() == ([], True)
+    assert feed.drain() == ([], True, [""])
     feed.dispatch(DirDeletedEvent(real))
-    assert feed.drain() == ([], True)
+    assert feed.drain() == ([], True, [""])
 
 
 def test_reading_a_watched_workspace_sends_the_watch_no_events(make_workspace):

@@ -182,8 +182,8 @@ class ChangeFeed(FileSystemEventHandler):
     """The paths changed under a workspace since the last `drain`, collected on watchdog's threads.
 
     `healthy` is False when the system refused the watches (inotify limits): the caller then walks the
-    workspace as before. A directory that appeared, vanished or moved asks for a walk (`drain`'s second value),
-    and so does a workspace folder that is no longer the one watched (moved away, deleted and made again: the
+    workspace as before. A directory that appeared, vanished or moved asks for a walk of it (`drain`'s second and
+    third values), and a workspace folder that is no longer the one watched for a walk of all of it (moved away, deleted and made again: the
     watches follow the old folder and see nothing of the new one)."""
 
     def __init__(self, root: str) -> None:
@@ -192,7 +192,8 @@ class ChangeFeed(FileSystemEventHandler):
         self._lock = threading.Lock()
         self._paths: set[str] = set()
         self._rescan = False
-        self._folders: set[str] = set()  # folders that came, went or moved since the last drain
+        self._folders: set[str] = set()  # folders that came, went or moved since the last drain (to walk)
+        self._unplanned: set[str] = set()  # the same since the last restart (whether the watches still follow)
         self._plan: WatchPlan | None = None  # the watches in place (None: none, or plan them all again)
         self._observer: Observer | None = None  # type: ignore[valid-type]  # watchdog's alias of the platform's
         self._started = False
@@ -229,7 +230,7 @@ class ChangeFeed(FileSystemEventHandler):
     def restart(self) -> bool:
         """Watch what is there now (after directories changed), unless the watches already do."""
         with self._lock:
-            folders, self._folders = self._folders, set()
+            folders, self._unplanned = self._unplanned, set()
         if self._observer is not None and self._plan is not None and self._plan.covers(folders):
             return self.healthy
         self.stop()
@@ -244,23 +245,28 @@ class ChangeFeed(FileSystemEventHandler):
             if is_directory:
                 self._rescan = True
                 self._folders.update(rels or [""])  # none: the workspace folder itself, or events lost
+                self._unplanned.update(rels or [""])
             else:
                 self._paths.update(rels)
 
-    def drain(self) -> tuple[list[str], bool]:
-        """The paths changed since the last call, and whether a walk is needed; both reset."""
+    def drain(self) -> tuple[list[str], bool, list[str]]:
+        """The paths changed since the last call, whether a walk is needed, and the folders (workspace-relative)
+        that came, went or moved, which are what it needs to walk ('' among them: the whole workspace, as after
+        events were lost); all reset."""
         with self._lock:
-            paths, rescan = sorted(self._paths), self._rescan
+            paths, rescan, folders = sorted(self._paths), self._rescan, self._folders
             self._paths.clear()
             self._rescan = False
+            self._folders = set()
         # (A stat every drain: the server drains every half second.) Watched, the folder is another one now; not
         # watched because it was gone, it is back: either way, walk it and watch it anew.
         if self._started and (self._observer is not None or self._identity is None) \
                 and folder_identity(self.root) != self._identity:
             rescan = True
+            folders.add("")
             with self._lock:
-                self._folders.add("")  # another folder: plan its watches anew
-        return paths, rescan
+                self._unplanned.add("")  # another folder: plan its watches anew
+        return paths, rescan, sorted(folders)
 
 
 def folder_identity(path: str) -> tuple[int, int] | None:
