@@ -174,13 +174,16 @@ class IndexWorker(Worker):
     def refresh(self) -> None:
         self._walk()
 
-    def _walk(self) -> bool:
-        """Walk the workspace and apply what changed; False when it did not (no workspace, cancelled)."""
+    def _walk(self, folders: list[str] | None = None) -> bool:
+        """Walk the workspace (only `folders`, workspace-relative, when given without '') and apply what changed;
+        False when it did not (no workspace, cancelled)."""
         if self.workspace is None:
             return False
-        self._walk_began = time.monotonic()
+        if not folders or "" in folders:
+            folders = None
+            self._walk_began = time.monotonic()  # (the walk `setWatched` asks about: of every folder)
         try:
-            report = self.workspace.refresh(self._progress)
+            report = self.workspace.refresh(self._progress, folders=folders)
         except IndexingCancelled:
             self.failed.emit(FAILED_CANCELLED, "")
             return False
@@ -196,11 +199,12 @@ class IndexWorker(Worker):
         self._rescans_due = max(self._rescans_due, due)
         self._update_lease()
 
-    @Slot(int)
+    @Slot(int, list)
     @guarded
-    def catchUp(self, due: int) -> None:
-        """The watches follow the folders again: walk, then vouch for the index again up to the `due`th change."""
-        if self._walk():
+    def catchUp(self, due: int, folders: list[str]) -> None:
+        """The watches follow the folders again: walk those that came, went or moved (the whole workspace for ''),
+        then vouch for the index again up to the `due`th change."""
+        if self._walk(folders):
             self._rescans_walked = max(self._rescans_walked, due)
             self._update_lease()
 
@@ -391,7 +395,7 @@ class IndexerService(WorkerThread):
     _applyLibraryPaths = Signal(str, list)
     _refreshLibrary = Signal(str)
     _fallBehind = Signal(int)
-    _catchUp = Signal(int)
+    _catchUp = Signal(int, list)
     _libraryWatched = Signal(str, float)
 
     def __init__(self, root: str, persistent: bool = True, parent: QObject | None = None) -> None:
@@ -439,8 +443,8 @@ class IndexerService(WorkerThread):
         self._rescans += 1
         self._fallBehind.emit(self._rescans)
 
-    def _catch_up(self) -> None:
-        self._catchUp.emit(self._rescans)
+    def _catch_up(self, folders: list[str]) -> None:
+        self._catchUp.emit(self._rescans, list(folders))
 
     def apply_paths(self, rels: list[str]) -> None:
         self._applyPaths.emit(list(rels))

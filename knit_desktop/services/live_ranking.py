@@ -148,7 +148,7 @@ class LiveRanking(QObject):
             watcher = WorkspaceWatcher(real, self)
             # Through self, not straight to an indexer: the workspace (and with it the indexer) may change.
             watcher.pathsChanged.connect(lambda rels, real=real: self._library_paths(real, rels))
-            watcher.rescanNeeded.connect(lambda real=real: self._refresh_library(real))
+            watcher.rescanNeeded.connect(lambda _folders, real=real: self._refresh_library(real))
             # Its watches come into place on a thread of their own, after the folder's walk may have begun.
             watcher.modeChanged.connect(
                 lambda mode, _detail, real=real, watcher=watcher: self._library_watched(real, mode, watcher))

@@ -69,13 +69,15 @@ class WorkspaceWatcher(QObject):
     for it. The quiet period, the coalescing and the signals stay on the GUI thread."""
 
     pathsChanged = Signal(list)  # workspace-relative paths, each quiet for QUIET_MS
-    rescanNeeded = Signal()  # a directory appeared, vanished or moved: walk again
+    # Directories appeared, vanished or moved: walk them again (their workspace-relative names; '' among them: the
+    # whole workspace, as when events were lost or the workspace folder itself changed).
+    rescanNeeded = Signal(list)
     rescanPending = Signal()  # the same, heard of: `rescanNeeded` follows once the watches follow the folders
     modeChanged = Signal(str, str)  # a MODE_* code, its detail (polling: why the system refused to watch)
 
     _arrived = Signal(list, int)  # int, not bool: a bool crossing threads trips a PySide refcount bug
     _modeSet = Signal(int, str, str, float)  # from the setup thread: (generation, mode, detail, watching since)
-    _replanned = Signal(int)  # from the setup thread: the watches follow the folders now; walk (generation)
+    _replanned = Signal(int, list)  # from the setup thread: the watches follow the folders now; walk (generation)
 
     def __init__(self, root: str, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -180,7 +182,7 @@ class WorkspaceWatcher(QObject):
                 stop_observer(self._observer, wait=False)
                 self._start_polling(generation, exc)
         if generation == self._generation:
-            self._replanned.emit(generation)
+            self._replanned.emit(generation, sorted(folders))
 
     def _stop_watching(self, wait: bool) -> None:  # on the setup thread
         stop_observer(self._observer, wait)
@@ -214,10 +216,10 @@ class WorkspaceWatcher(QObject):
             self.watching_since = since
             self._set_mode(mode, detail)
 
-    @Slot(int)
-    def _on_replanned(self, generation: int) -> None:
+    @Slot(int, list)
+    def _on_replanned(self, generation: int, folders: list[str]) -> None:
         if generation == self._generation:
-            self.rescanNeeded.emit()
+            self.rescanNeeded.emit(folders)
 
     @Slot(list, int)
     def _on_arrived(self, rels: list[str], is_directory: int) -> None:
@@ -259,6 +261,11 @@ class WorkspaceWatcher(QObject):
         if self._rescan and not self._pending:
             self._rescan = False
             folders, self._folders = self._folders, set()
+            # The files changed elsewhere meanwhile: the walk that follows covers only these folders.
+            below = tuple(folder + "/" for folder in folders)
+            elsewhere = [rel for rel in ready if rel not in folders and not rel.startswith(below)]
+            if elsewhere and "" not in folders:
+                self.pathsChanged.emit(elsewhere)
             # Asks for the walk once the watches follow (whether they already do lists the new folders' own
             # subtrees: the setup thread's job, not the GUI thread's).
             self._submit(self._replan, self._generation, frozenset(folders))
