@@ -290,3 +290,36 @@ def test_a_file_written_in_a_library_folder_before_its_watches_are_in_place_is_f
     window = knit.window
     qtbot.waitUntil(lambda: list(knit.ranking.library_watch_modes().values()) == [MODE_WATCHING], timeout=15_000)
     qtbot.waitUntil(lambda: ("manuals", "pumps/late.md") in library_rows(window), timeout=10_000)
+
+
+def test_a_folder_made_or_deleted_in_a_library_folder_is_walked_alone(qtbot, tmp_path, open_app, settings,
+                                                                      monkeypatch):
+    """As in the workspace: a folder that comes or goes in a library folder is walked, not the whole library
+    folder."""
+    from knit_desktop.core import workspace as workspace_module
+
+    lib = make_library(tmp_path)
+    settings.library_folders = [str(lib)]
+    settings.scope = "library"
+    knit = open_app()
+    window = knit.window
+    qtbot.waitUntil(lambda: ("manuals", "valves.md") in library_rows(window), timeout=15_000)
+    qtbot.waitUntil(lambda: set(knit.ranking.library_watch_modes().values()) == {MODE_WATCHING}, timeout=5000)
+    walked: list = []
+    real_scan = workspace_module.scan_workspace
+
+    def recording_scan(root, statuses=None, under=""):
+        if root == str(lib.resolve()):
+            walked.append(under if isinstance(under, str) else list(under))
+        return real_scan(root, statuses, under=under) if under != "" else real_scan(root, statuses)
+
+    monkeypatch.setattr(workspace_module, "scan_workspace", recording_scan)
+    (lib / "seals").mkdir()
+    (lib / "seals" / "gasket.md").write_text("# Gasket\n\nSeals.\n", encoding="utf-8")
+    qtbot.waitUntil(lambda: ("manuals", "seals/gasket.md") in library_rows(window), timeout=15_000)
+    qtbot.waitUntil(lambda: walked == [["seals"]], timeout=5000)
+    import shutil
+
+    shutil.rmtree(lib / "seals")
+    qtbot.waitUntil(lambda: ("manuals", "seals/gasket.md") not in library_rows(window), timeout=15_000)
+    qtbot.waitUntil(lambda: walked == [["seals"], ["seals"]], timeout=5000)

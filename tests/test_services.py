@@ -513,7 +513,7 @@ def test_the_window_walks_only_the_folders_that_came_or_went(qtbot, live, monkey
 
     def recording_scan(root, statuses=None, under=""):
         walked.append(under if isinstance(under, str) else list(under))
-        return real_scan(root, statuses, under=under)
+        return real_scan(root, statuses, under=under) if under != "" else real_scan(root, statuses)
 
     monkeypatch.setattr(workspace_module, "scan_workspace", recording_scan)
     with qtbot.waitSignal(watcher.rescanNeeded, timeout=5000) as needed:

@@ -278,17 +278,20 @@ class IndexWorker(Worker):
         before, a file written into a folder the walk had passed before its watch was there is in neither; walk
         it once more (as `setWatched` does for the workspace)."""
         if self._library_walk_began.get(real, since) < since:
-            self.refreshLibrary(real)
+            self.refreshLibrary(real, [""])
 
-    @Slot(str)
+    @Slot(str, list)
     @guarded
-    def refreshLibrary(self, real: str) -> None:
+    def refreshLibrary(self, real: str, folders: list[str]) -> None:
+        """Walk the library folder at `real`: only its `folders` that came, went or moved, all of it for ''."""
         source = self.library.get(real)
         if source is None or source.workspace is None:
             return
-        self._library_walk_began[real] = time.monotonic()
+        walked: list[str] | None = folders if folders and "" not in folders else None
+        if walked is None:
+            self._library_walk_began[real] = time.monotonic()
         try:
-            report = source.workspace.refresh(self._progress)
+            report = source.workspace.refresh(self._progress, folders=walked)
         except IndexingCancelled:
             return
         if report.changes:
@@ -393,7 +396,7 @@ class IndexerService(WorkerThread):
     _rank = Signal(object)
     _setLibrary = Signal(list)
     _applyLibraryPaths = Signal(str, list)
-    _refreshLibrary = Signal(str)
+    _refreshLibrary = Signal(str, list)
     _fallBehind = Signal(int)
     _catchUp = Signal(int, list)
     _libraryWatched = Signal(str, float)
@@ -481,8 +484,9 @@ class IndexerService(WorkerThread):
     def apply_library_paths(self, real: str, rels: list[str]) -> None:
         self._applyLibraryPaths.emit(real, list(rels))
 
-    def refresh_library(self, real: str) -> None:
-        self._refreshLibrary.emit(real)
+    def refresh_library(self, real: str, folders: list[str] | None = None) -> None:
+        """Walk the library folder at `real` (only `folders` of it, workspace-relative, when given)."""
+        self._refreshLibrary.emit(real, list(folders) if folders else [""])
 
     def library_watched(self, real: str, since: float) -> None:
         """The library folder at `real` is watched from `since` on (time.monotonic()): walked once more if its

@@ -148,7 +148,7 @@ class LiveRanking(QObject):
             watcher = WorkspaceWatcher(real, self)
             # Through self, not straight to an indexer: the workspace (and with it the indexer) may change.
             watcher.pathsChanged.connect(lambda rels, real=real: self._library_paths(real, rels))
-            watcher.rescanNeeded.connect(lambda _folders, real=real: self._refresh_library(real))
+            watcher.rescanNeeded.connect(lambda folders, real=real: self._refresh_library(real, folders))
             # Its watches come into place on a thread of their own, after the folder's walk may have begun.
             watcher.modeChanged.connect(
                 lambda mode, _detail, real=real, watcher=watcher: self._library_watched(real, mode, watcher))
@@ -159,9 +159,9 @@ class LiveRanking(QObject):
         if self._indexer is not None and mode != MODE_STOPPED:
             self._indexer.library_watched(real, watcher.watching_since)
 
-    def _refresh_library(self, real: str) -> None:
+    def _refresh_library(self, real: str, folders: list[str]) -> None:
         if self._indexer is not None:
-            self._indexer.refresh_library(real)
+            self._indexer.refresh_library(real, folders)
 
     def library_watch_modes(self) -> dict[str, str]:
         """Each watched library folder's watcher mode (watcher.MODE_*)."""
