@@ -279,7 +279,8 @@ class Workspace:
             # and kept every one of those arenas from being given back once the walk was done (28 MB of a
             # 100,000-file workspace held for as long as it stays open).
             self.index.by_rel  # noqa: B018 (built here, see above)
-            found = scan_workspace(self.root, problems, under=tops if prefixes is not None else "")
+            found = scan_workspace(self.root, problems) if prefixes is None else \
+                scan_workspace(self.root, problems, under=tops)
         todo, gone, elsewhere = self._compare(found, prefixes)
         report.total = len(found) + elsewhere
         if deadline is not None:
