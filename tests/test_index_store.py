@@ -669,3 +669,32 @@ def test_a_change_reported_for_a_file_whose_time_and_size_stayed_the_same_is_rea
     assert (report.changed, report.unchanged) == (1, 1)
     assert order(ws, "gamma", now_ms)[0] == "docs/plan.md"
     assert ws.apply_changes(["docs/plan.md"]).changes == 0  # read again, the same bytes: nothing to do
+
+
+def matching(ws, query, now_ms):
+    """The files a query matches (not merely listed after them), sorted."""
+    return sorted(r.doc.rel for r in ws.rank(RankInput.from_query(query), now_ms=now_ms).ranked if r.raw > 0)
+
+
+def test_a_change_to_a_file_reaches_the_links_that_lead_to_it(make_workspace, now_ms):
+    """CLAUDE.md -> AGENTS.md: a watcher reports a write to AGENTS.md, never to the link, and the window and the MCP
+    server kept the link's old text (ranked on it) until the next walk; a link pointed elsewhere follows its new
+    file."""
+    root = make_workspace({"AGENTS.md": "# Agents\n\nalpha rules\n", "docs/OTHER.md": "# Other\n\nbeta notes\n"})
+    (root / "CLAUDE.md").symlink_to("AGENTS.md")
+    ws = Workspace.open_persistent(str(root))
+    assert matching(ws, "alpha", now_ms) == ["AGENTS.md", "CLAUDE.md"]
+    (root / "AGENTS.md").write_text("# Agents\n\nkestrel rules, longer now\n", encoding="utf-8")
+    report = ws.apply_changes(["AGENTS.md"])
+    assert sorted(report.paths) == ["AGENTS.md", "CLAUDE.md"]
+    assert matching(ws, "kestrel", now_ms) == ["AGENTS.md", "CLAUDE.md"]
+    (root / "CLAUDE.md").unlink()
+    (root / "CLAUDE.md").symlink_to("docs/OTHER.md")
+    ws.apply_changes(["CLAUDE.md"])
+    (root / "docs/OTHER.md").write_text("# Other\n\nosprey notes, longer now\n", encoding="utf-8")
+    ws.apply_changes(["docs/OTHER.md"])
+    assert matching(ws, "osprey", now_ms) == ["CLAUDE.md", "docs/OTHER.md"]
+    ws.close()
+    again = Workspace.open_persistent(str(root), trust_watcher=False)  # a walk finds the same
+    assert matching(again, "osprey", now_ms) == ["CLAUDE.md", "docs/OTHER.md"]
+    again.close()

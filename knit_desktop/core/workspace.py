@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .index.boundary import OUTSIDE_REASON, OutsideWorkspace, WorkspaceNotFound, links_outside
+from .index.boundary import OUTSIDE_REASON, OutsideWorkspace, WorkspaceNotFound, display_rel, links_outside
 from .index.documents import MEDIA_KINDS, Document, content_hash, kind_for_name, read_indexed_bytes
 from .index.links import LinkGraph, Ref, build_graph
 from .index.pins import Pins
@@ -149,6 +149,9 @@ class Workspace:
     _snapshot_current: bool = False  # the saved snapshot matches memory: a refresh without changes saves nothing
     _batch_rels: set[str] = field(default_factory=set)  # files written in the open store batch
     _graph: LinkGraph | None = None
+    # The files reached through a link, by the file inside the workspace each leads to: a watcher reports a change
+    # to that file, never to the links to it (CLAUDE.md -> AGENTS.md kept AGENTS.md's old text until a walk).
+    _links_to: dict[str, set[str]] = field(default_factory=dict)
     _graph_version: int = -1
 
     @classmethod
@@ -281,6 +284,7 @@ class Workspace:
             self.index.by_rel  # noqa: B018 (built here, see above)
             found = scan_workspace(self.root, problems) if prefixes is None else \
                 scan_workspace(self.root, problems, under=tops)
+        self._note_links(found, prefixes is None)
         todo, gone, elsewhere = self._compare(found, prefixes)
         report.total = len(found) + elsewhere
         if deadline is not None:
@@ -323,9 +327,14 @@ class Workspace:
     def apply_changes(self, rels: list[str]) -> RefreshReport:
         """Bring specific paths up to date (what a file watcher reports), without walking the workspace."""
         report = RefreshReport(loaded_from=self.last_refresh.loaded_from)
+        wanted = set(rels)
+        for rel in rels:
+            wanted.update(self._links_to.get(rel, ()))
         with self._transaction():
-            for rel in sorted(set(rels)):
+            for rel in sorted(wanted):
                 cand = candidate_for(self.root, rel)
+                if cand is not None and os.path.islink(cand.path):
+                    self._note_link(cand.path, cand.rel)  # made, or pointed elsewhere, since the last walk
                 if cand is None and links_outside(self.root, rel):
                     known = self._rows.get(rel)
                     if known is None or known.reason != OUTSIDE_REASON:
@@ -349,6 +358,18 @@ class Workspace:
         if report.changes:
             self._snapshot_current = False
         return report
+
+    def _note_links(self, found: WorkspaceScan, whole: bool) -> None:
+        """The links a walk met (a whole walk: all of them; one of some folders adds what it found there)."""
+        if whole:
+            self._links_to = {}
+        for i in found.links:
+            self._note_link(found.paths[i], found.rels[i])
+
+    def _note_link(self, path: str, rel: str) -> None:
+        target = os.path.relpath(os.path.realpath(path), self.root)
+        if target != os.curdir and target != os.pardir and not target.startswith(os.pardir + os.sep):
+            self._links_to.setdefault(display_rel(target.replace(os.sep, "/")), set()).add(rel)
 
     def _reads_otherwise(self, cand: Candidate) -> bool:
         """Whether an indexed file's bytes no longer hash as indexed though its modification time and size are the

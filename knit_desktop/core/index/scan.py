@@ -73,7 +73,7 @@ class WorkspaceScan:
     walk made 20,000 `Candidate` tuples that were then compared with the index one by one; the columns are
     compared at once (Workspace.refresh) and only the files that changed become candidates."""
 
-    __slots__ = ("kinds", "mtimes_ns", "paths", "rels", "sizes")
+    __slots__ = ("kinds", "links", "mtimes_ns", "paths", "rels", "sizes")
 
     def __init__(self) -> None:
         self.paths: list[str] = []  # absolute, as the operating system names them
@@ -81,6 +81,7 @@ class WorkspaceScan:
         self.kinds: list[str] = []
         self.sizes: list[int] = []
         self.mtimes_ns: list[int] = []
+        self.links: list[int] = []  # the positions of the files reached through a link (to a file inside)
 
     def __len__(self) -> int:
         return len(self.rels)
@@ -227,7 +228,8 @@ def _list_directory(root: str, directory: str, prefix: str, depth: int, entries:
             kind = extension_kinds.get(name[dot + 1 :].lower()) if dot >= 0 else None
             if kind is None:
                 continue
-            if entry.is_symlink() and not inside(root, base + name):
+            linked = entry.is_symlink()
+            if linked and not inside(root, base + name):
                 if statuses is not None:
                     statuses.append(FileStatus(display_rel(prefix + name), "skipped", OUTSIDE_REASON))
                 continue
@@ -241,6 +243,8 @@ def _list_directory(root: str, directory: str, prefix: str, depth: int, entries:
             if statuses is not None:
                 statuses.append(FileStatus(display_rel(prefix + name), "skipped", "not a regular file"))
             continue
+        if linked:
+            found.links.append(len(rels))
         paths.append(base + name)
         rels.append(prefix + name)
         kinds.append(kind)
@@ -330,7 +334,7 @@ def _scan_and_send(root: str, read_end: int, write_end: int) -> None:
         os.close(devnull)
         statuses: list[FileStatus] = []
         found = scan_workspace(root, statuses)
-        data = marshal.dumps((found.paths, found.rels, found.kinds, found.sizes, found.mtimes_ns,
+        data = marshal.dumps((found.paths, found.rels, found.kinds, found.sizes, found.mtimes_ns, found.links,
                               [(s.rel, s.state, s.reason) for s in statuses]))
         with os.fdopen(write_end, "wb") as pipe:
             pipe.write(data)
@@ -340,10 +344,11 @@ def _scan_and_send(root: str, read_end: int, write_end: int) -> None:
 
 
 def _received(data: bytes) -> tuple[WorkspaceScan, list[FileStatus]]:
-    paths, rels, kinds, sizes, mtimes, problems = marshal.loads(data)
+    paths, rels, kinds, sizes, mtimes, links, problems = marshal.loads(data)
     columns = (paths, rels, kinds, sizes, mtimes)
-    if not all(isinstance(c, list) for c in (*columns, problems)) or len({len(c) for c in columns}) != 1:
+    if not all(isinstance(c, list) for c in (*columns, links, problems)) or len({len(c) for c in columns}) != 1:
         raise ValueError("a walk that does not fit together")
     found = WorkspaceScan()
     found.paths, found.rels, found.kinds, found.sizes, found.mtimes_ns = columns
+    found.links = links
     return found, [FileStatus(*problem) for problem in problems]
