@@ -698,3 +698,29 @@ def test_a_change_to_a_file_reaches_the_links_that_lead_to_it(make_workspace, no
     again = Workspace.open_persistent(str(root), trust_watcher=False)  # a walk finds the same
     assert matching(again, "osprey", now_ms) == ["CLAUDE.md", "docs/OTHER.md"]
     again.close()
+
+
+def test_the_link_graph_follows_edits_and_new_names_without_resolving_every_name_again(make_workspace, monkeypatch):
+    """The first call after any edit built the link graph again from every document's name (110 ms at 100,000
+    documents). What resolves a link is now kept while no name comes or goes; the graph is still right after an
+    edit (a new link), and after a new file that makes a bare file name ambiguous (the link is then no guess)."""
+    from knit_desktop.core.index import links
+
+    root = make_workspace({"docs/guide.md": "# Guide\n", "notes/plan.md": "# Plan\n\nSee `guide.md`.\n",
+                           "notes/other.md": "# Other\n"})
+    made = []
+    real_init = links.LinkResolver.__init__
+    monkeypatch.setattr(links.LinkResolver, "__init__", lambda self, rels: made.append(1) or real_init(self, rels))
+    ws = Workspace.open_persistent(str(root))
+    assert ws.graph().outgoing_of("notes/plan.md") == {"docs/guide.md": 3}
+    assert len(made) == 1
+    (root / "notes/plan.md").write_text("# Plan\n\nSee `guide.md` and `other.md`.\n", encoding="utf-8")
+    ws.apply_changes(["notes/plan.md"])
+    assert ws.graph().outgoing_of("notes/plan.md") == {"docs/guide.md": 3, "notes/other.md": 3}
+    assert len(made) == 1  # an edit: the same names
+    (root / "archive").mkdir()
+    (root / "archive/guide.md").write_text("# Old guide\n", encoding="utf-8")
+    ws.apply_changes(["archive/guide.md"])
+    assert ws.graph().outgoing_of("notes/plan.md") == {"notes/other.md": 3}  # `guide.md` is two files now
+    assert len(made) == 2
+    ws.close()

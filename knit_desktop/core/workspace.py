@@ -21,7 +21,7 @@ import numpy as np
 
 from .index.boundary import OUTSIDE_REASON, OutsideWorkspace, WorkspaceNotFound, display_rel, links_outside
 from .index.documents import MEDIA_KINDS, Document, content_hash, kind_for_name, read_indexed_bytes
-from .index.links import LinkGraph, Ref, build_graph
+from .index.links import LinkGraph, LinkResolver, Ref, build_graph
 from .index.pins import Pins
 from .index.scan import (
     BackgroundScan,
@@ -153,6 +153,8 @@ class Workspace:
     # to that file, never to the links to it (CLAUDE.md -> AGENTS.md kept AGENTS.md's old text until a walk).
     _links_to: dict[str, set[str]] = field(default_factory=dict)
     _graph_version: int = -1
+    _resolver: LinkResolver | None = None  # (see graph)
+    _resolver_names: tuple[SearchIndex | None, int] = (None, -1)
 
     @classmethod
     def open(cls, root: str, progress: Progress | None = None, budget_s: float | None = None,
@@ -595,9 +597,17 @@ class Workspace:
         return sorted((FileStatus(r.rel, r.state, r.reason) for r in rows), key=lambda s: s.rel)
 
     def graph(self) -> LinkGraph:
+        """The links between documents, built again after any change (a document's links changed with it). What
+        resolves a link to a document is kept while no document came or went: making it again took 110 ms at
+        100,000 documents, for each first call after a file was edited."""
         if self._graph is None or self._graph_version != self.index.version:
-            rels = self.index.live_rels(without_kinds=frozenset(MEDIA_KINDS))
-            self._graph = build_graph(self.refs, rels)
+            names = (self.index, self.index.names_version)
+            if self._resolver is None or self._resolver_names[0] is not names[0] or self._resolver_names[1] != names[1]:
+                self._resolver = None
+                if self.refs:  # (none: no resolver needed, and none made)
+                    self._resolver = LinkResolver(self.index.live_rels(without_kinds=frozenset(MEDIA_KINDS)))
+                    self._resolver_names = names
+            self._graph = build_graph(self.refs, self._resolver) if self._resolver is not None else LinkGraph()
             self._graph_version = self.index.version
         return self._graph
 

