@@ -12,6 +12,7 @@ removed or changed afterwards is replaced by its object (or None), so the column
 
 from __future__ import annotations
 
+import bisect
 import marshal
 import threading
 from collections.abc import Callable, Iterator
@@ -498,15 +499,29 @@ class DocumentTable:
     def rel_rank(self) -> np.ndarray:
         """Each row's position among all rows sorted by rel (removed rows: ""), the ranking's last tie-break."""
         n = len(self)
-        if self.columns is not None and not self._added:
+        if self.columns is not None:
             # Removing or replacing a row keeps every live row's place relative to the others.
-            order = self.columns.rel_order
+            order = self.columns.rel_order if not self._added else self._rel_order_with_added(self.columns)
         else:
             rels = self.rels()
             order = np.array(sorted(range(n), key=rels.__getitem__), dtype=np.int64)  # no per-item lambda
         rank = np.empty(n, dtype=np.int64)
         rank[order] = np.arange(n)
         return rank
+
+    def _rel_order_with_added(self, columns: DocumentColumns) -> np.ndarray:
+        """The columns' order with the rows added since put in their places, each found by bisection: sorting
+        every rel again took 65 ms at 100,000 documents, on the first query after any file was edited."""
+        rel_text, alive_at_open = columns.texts["rel"], columns.alive
+        order = columns.rel_order
+
+        def rel_at(k: int) -> str:  # (rows removed before the open were ordered as "": first)
+            row = int(order[k])
+            return rel_text[row] if alive_at_open[row] else ""
+
+        added = sorted((doc.rel if doc is not None else "", i) for i, doc in enumerate(self._added, start=self._base))
+        places = [bisect.bisect_left(range(len(order)), rel, key=rel_at) for rel, _ in added]
+        return np.insert(order, places, [i for _, i in added])
 
     def row_values(self) -> list[RowValues | None]:
         """Every row's fields (None: removed), for saving: column rows are not built as documents."""
