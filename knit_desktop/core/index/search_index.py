@@ -141,8 +141,10 @@ class PendingPostings:
         sources: list[np.ndarray] = [doc_ids, *(np.frombuffer(c, dtype=np.uint16) for c in (self.title, self.summary, self.body))]
         del doc_ids
         self._reset()  # new buffers; the old ones live on in `sources` until sorted
-        columns = list(map(post_tfs.__getitem__, terms))
-        targets: list[list[array]] = [list(map(post_docs.__getitem__, terms)), *([c[f] for c in columns] for f in range(3))]
+        # (A list loaded lazily from a snapshot takes the new postings in a tail, not by being cut out and kept.)
+        columns = list(map(getattr(post_tfs, "appendable", post_tfs.__getitem__), terms))
+        docs = list(map(getattr(post_docs, "appendable", post_docs.__getitem__), terms))
+        targets: list[list[array]] = [docs, *([c[f] for c in columns] for f in range(3))]
         del columns
         while sources:
             column = sources.pop(0)[order]  # one column sorted at a time: memory stays flat

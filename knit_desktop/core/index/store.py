@@ -1077,38 +1077,70 @@ def _check_block_headers(heads: list[bytes], sizes: list[int]) -> None:
 
 class LazyPostingLists(list):
     """Per-token posting arrays cut from the snapshot's blocks on first use; most tokens are never queried
-    in a session, so a warm start neither decompresses nor builds the ~100k small arrays up front."""
+    in a session, so a warm start neither decompresses nor builds the ~100k small arrays up front.
 
-    def __init__(self, count: int, build: Callable[[int], object], source: _PostingBlocks | None = None) -> None:
+    Documents added since the snapshot go to a tail of each of their tokens (`appendable`) that reads append to
+    what is cut from the blocks: keeping each token's whole list to append to held on to every list of every word
+    of every edited file (160 MB more after 80 edits at 100,000 documents, for good)."""
+
+    def __init__(self, count: int, build: Callable[[int], object], source: _PostingBlocks | None = None,
+                 empty: Callable[[], object] | None = None) -> None:
         super().__init__([None] * count)
         self._build = build
+        self._empty = empty  # a new, empty tail (None: append to the whole list, kept)
+        self._tails: dict[int, Any] = {}
         self.source = source  # the blocks the lists are cut from
         self.partner: LazyPostingLists | None = None  # the counts' lists beside these ids' lists
 
     def peek_arrays(self, i: int) -> tuple[np.ndarray, np.ndarray] | None:
-        """Token `i`'s ids and counts as arrays straight from the blocks (see _PostingBlocks.arrays), or None when
-        a list of it was kept (documents may have been added to it since: ask `peek`)."""
+        """Token `i`'s ids and counts as arrays straight from the blocks (see _PostingBlocks.arrays), with the
+        documents added since after them, or None when a list of it was kept (ask `peek`)."""
         partner = self.partner
         if self.source is None or partner is None or super().__getitem__(i) is not None \
                 or list.__getitem__(partner, i) is not None:
             return None
-        return self.source.arrays(i)
+        ids, counts = self.source.arrays(i)
+        tail = self._tails.get(i)
+        if tail is None:
+            return ids, counts
+        counts_tail = partner._tails[i]
+        added = np.frombuffer(tail, dtype=np.uint32).view(np.int32)
+        rows = np.array([np.frombuffer(column, dtype=np.uint16) for column in counts_tail], dtype=np.uint16)
+        return np.concatenate((ids, added)), np.concatenate((counts, rows.reshape(3, len(added))), axis=1)
 
     def untouched(self, lo: int, hi: int) -> bool:
-        """Whether no list of tokens lo..hi-1 was kept (only a kept list can have had documents added)."""
-        return all(value is None for value in super().__getitem__(slice(lo, hi)))
+        """Whether no list of tokens lo..hi-1 was kept or added to (only those can have changed)."""
+        return all(value is None for value in super().__getitem__(slice(lo, hi))) \
+            and not any(lo <= i < hi for i in self._tails)
+
+    def appendable(self, i: int) -> Any:
+        """What documents added to token `i` are appended to: its list once kept, else a tail of its own."""
+        if self._empty is None or super().__getitem__(i) is not None:
+            return self[i]
+        tail = self._tails.get(i)
+        if tail is None:
+            tail = self._tails[i] = self._empty()
+        return tail
 
     def __getitem__(self, i: Any) -> Any:
         value = super().__getitem__(i)
         if value is None:
-            value = self._build(i)
+            value = self._with_tail(i, self._build(i), keep=True)
             super().__setitem__(i, value)
         return value
 
     def peek(self, i: int) -> Any:
-        """Entry `i`, cut again on every call unless something kept it (a document added to the term)."""
+        """Entry `i`, cut again on every call unless something kept it."""
         value = super().__getitem__(i)
-        return self._build(i) if value is None else value
+        return self._with_tail(i, self._build(i), keep=False) if value is None else value
+
+    def _with_tail(self, i: int, cut: Any, keep: bool) -> Any:
+        tail = self._tails.pop(i, None) if keep else self._tails.get(i)
+        if tail is None:
+            return cut
+        if isinstance(cut, tuple):  # (the counts: title, summary, body)
+            return tuple(whole + added for whole, added in zip(cut, tail))
+        return cut + tail
 
     def __iter__(self) -> Iterator[Any]:
         return (self[i] for i in range(len(self)))
@@ -1212,7 +1244,8 @@ def _unpack_postings(packed: dict, folder: Path) -> tuple[list, list]:
             pair = cut[i] = blocks.cut(i)
         return pair
 
-    docs = LazyPostingLists(len(blocks.lengths), lambda i: both(i)[0], blocks)
-    tfs = LazyPostingLists(len(blocks.lengths), lambda i: both(i)[1], blocks)
+    docs = LazyPostingLists(len(blocks.lengths), lambda i: both(i)[0], blocks, empty=lambda: array("I"))
+    tfs = LazyPostingLists(len(blocks.lengths), lambda i: both(i)[1], blocks,
+                           empty=lambda: (array("H"), array("H"), array("H")))
     docs.partner = tfs
     return docs, tfs
