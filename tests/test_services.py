@@ -363,6 +363,44 @@ def test_the_index_gives_its_lease_back_while_directories_that_came_are_not_walk
     qtbot.waitUntil(lambda: _lease(root) is not None, timeout=5000)
 
 
+def test_a_folder_walked_alone_does_not_vouch_for_one_that_came_after_it(qtbot, live, monkeypatch):
+    """The walk asked for after one folder came covers that folder only: a folder that came while the watcher was
+    still looking at the first (whether the watches follow lists the new folder's subtree: a copied tree of 3,000
+    folders takes a while) waits for a walk of its own, and the lease stays away until that one is done too (taken
+    back after the first walk, a command trusting the index missed the second folder's files)."""
+    from knit_desktop.core.index.watching import WatchPlan
+
+    root, service, watcher, _ = live({"a.md": "# Alpha\n\nalpha notes", "docs/b.md": "# Bravo\n\nbravo notes"})
+    qtbot.waitUntil(lambda: _lease(root) is not None, timeout=5000)
+    looking = [threading.Event(), threading.Event()]
+    may_go_on = [threading.Event(), threading.Event()]
+    real_covers = WatchPlan.covers
+
+    def slow_covers(plan, folders):  # listing a large new subtree, the watches in place
+        step = sum(event.is_set() for event in looking)
+        if step < 2:
+            looking[step].set()
+            may_go_on[step].wait(10)
+        return real_covers(plan, folders)
+
+    monkeypatch.setattr(WatchPlan, "covers", slow_covers)
+    try:
+        (root / "docs" / "first").mkdir()
+        (root / "docs" / "first" / "fig.md").write_text("# Fig\n\nFig harvest.", encoding="utf-8")
+        qtbot.waitUntil(looking[0].is_set, timeout=5000)
+        with qtbot.waitSignal(watcher.rescanPending, timeout=5000):
+            (root / "docs" / "second").mkdir()
+            (root / "docs" / "second" / "okapi.md").write_text("# Okapi\n\nOkapi sightings.", encoding="utf-8")
+        may_go_on[0].set()
+        wait_for_top(qtbot, service, "fig harvest", "docs/first/fig.md")  # the first folder's walk is done
+        assert _lease(root) is None  # the second folder's is not
+    finally:
+        for event in may_go_on:
+            event.set()
+    wait_for_top(qtbot, service, "okapi sightings", "docs/second/okapi.md")
+    qtbot.waitUntil(lambda: _lease(root) is not None, timeout=5000)
+
+
 def test_the_index_holds_no_lease_while_its_folder_is_polled(qtbot, live, monkeypatch):
     """Polled, a change is seen up to POLL_INTERVAL_S (2 s) later: a command trusting the lease 1.5 s after a
     file was written did not find it. As the MCP server, the window vouches for its index only while the

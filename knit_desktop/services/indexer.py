@@ -438,7 +438,9 @@ class IndexerService(WorkerThread):
         POLL_INTERVAL_S later: a command trusting the index 1.5 s after a write missed it. As the MCP server.)"""
         watcher.pathsChanged.connect(self.apply_paths)
         watcher.rescanPending.connect(self._fall_behind)
-        watcher.rescanNeeded.connect(self._catch_up)
+        # (The walk asked for covers the folders of the directory changes heard of until it was asked for, not
+        # those heard of since: a folder walked alone vouched for one that came a moment later, not walked yet.)
+        watcher.rescanNeeded.connect(lambda folders: self._catch_up(folders, watcher.rescans_after))
         watcher.modeChanged.connect(
             lambda mode, _detail: self.set_watched(mode == MODE_WATCHING, watcher.watching_since))
 
@@ -446,8 +448,8 @@ class IndexerService(WorkerThread):
         self._rescans += 1
         self._fallBehind.emit(self._rescans)
 
-    def _catch_up(self, folders: list[str]) -> None:
-        self._catchUp.emit(self._rescans, list(folders))
+    def _catch_up(self, folders: list[str], later: int = 0) -> None:
+        self._catchUp.emit(self._rescans - later, list(folders))
 
     def apply_paths(self, rels: list[str]) -> None:
         self._applyPaths.emit(list(rels))

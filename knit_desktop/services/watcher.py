@@ -77,7 +77,8 @@ class WorkspaceWatcher(QObject):
 
     _arrived = Signal(list, int)  # int, not bool: a bool crossing threads trips a PySide refcount bug
     _modeSet = Signal(int, str, str, float)  # from the setup thread: (generation, mode, detail, watching since)
-    _replanned = Signal(int, list)  # from the setup thread: the watches follow the folders now; walk (generation)
+    # From the setup thread: the watches follow the folders now; walk (generation, folders, `rescanPending`s so far).
+    _replanned = Signal(int, list, int)
 
     def __init__(self, root: str, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -92,6 +93,10 @@ class WorkspaceWatcher(QObject):
         self._pending: dict[str, float] = {}
         self._rescan = False
         self._folders: set[str] = set()  # folders that came, went or moved since the last walk was asked for
+        self._heard = 0  # the `rescanPending`s emitted
+        # Of those, how many the walk `rescanNeeded` asks for now does not cover: they came after its folders (while
+        # the watcher was still looking at them) and their own walks follow. Read by the slots of `rescanNeeded`.
+        self.rescans_after = 0
         self._plan: WatchPlan | None = None  # the watches in place (set on the setup thread)
         self._arrived.connect(self._on_arrived)
         self._modeSet.connect(self._on_mode)
@@ -163,7 +168,8 @@ class WorkspaceWatcher(QObject):
         if generation == self._generation:
             self._modeSet.emit(generation, MODE_POLLING, str(exc.strerror or exc), time.monotonic())
 
-    def _replan(self, generation: int, folders: frozenset[str] = frozenset({""})) -> None:  # on the setup thread
+    def _replan(self, generation: int, folders: frozenset[str] = frozenset({""}),  # on the setup thread
+                heard: int = 0) -> None:
         """Directories appeared or vanished: watch what is there now (inotify mode only, unless the watches already
         follow those `folders`), then ask for the walk (watched first, so a file written into a new folder meanwhile
         is seen by one or the other)."""
@@ -182,7 +188,7 @@ class WorkspaceWatcher(QObject):
                 stop_observer(self._observer, wait=False)
                 self._start_polling(generation, exc)
         if generation == self._generation:
-            self._replanned.emit(generation, sorted(folders))
+            self._replanned.emit(generation, sorted(folders), heard)
 
     def _stop_watching(self, wait: bool) -> None:  # on the setup thread
         stop_observer(self._observer, wait)
@@ -216,9 +222,10 @@ class WorkspaceWatcher(QObject):
             self.watching_since = since
             self._set_mode(mode, detail)
 
-    @Slot(int, list)
-    def _on_replanned(self, generation: int, folders: list[str]) -> None:
+    @Slot(int, list, int)
+    def _on_replanned(self, generation: int, folders: list[str], heard: int) -> None:
         if generation == self._generation:
+            self.rescans_after = self._heard - heard
             self.rescanNeeded.emit(folders)
 
     @Slot(list, int)
@@ -230,6 +237,7 @@ class WorkspaceWatcher(QObject):
             self._folders.update(rels or [""])  # none: the workspace folder itself, or events lost
             if not self._rescan:
                 self._rescan = True
+                self._heard += 1
                 self.rescanPending.emit()  # what the new folders hold is indexed only by the walk that follows
         for rel in rels:
             self._pending[rel] = now
@@ -268,7 +276,7 @@ class WorkspaceWatcher(QObject):
                 self.pathsChanged.emit(elsewhere)
             # Asks for the walk once the watches follow (whether they already do lists the new folders' own
             # subtrees: the setup thread's job, not the GUI thread's).
-            self._submit(self._replan, self._generation, frozenset(folders))
+            self._submit(self._replan, self._generation, frozenset(folders), self._heard)
         elif ready:
             self.pathsChanged.emit(ready)
         if not self._pending:
