@@ -401,6 +401,30 @@ def test_a_folder_walked_alone_does_not_vouch_for_one_that_came_after_it(qtbot, 
     qtbot.waitUntil(lambda: _lease(root) is not None, timeout=5000)
 
 
+def test_a_file_written_while_the_watches_are_planned_again_is_indexed(qtbot, live, monkeypatch):
+    """A folder made beside node_modules (the root watched on its own) has every watch planned again: the watches
+    are taken down and set up anew, 0.3-0.5 s at 3,200 folders in which nothing is heard. A file written elsewhere
+    meanwhile is found by the walk that follows, which is then of the whole workspace (walking only the new folder,
+    it was never indexed)."""
+    root, service, watcher, _ = live({"a.md": "# Alpha\n\nalpha notes", "docs/b.md": "# Bravo\n\nbravo notes",
+                                      "node_modules/x/y.md": "#"})
+    real_plan = watcher_module.plan_watches
+    okapi = root / "docs" / "okapi.md"
+
+    def plan_while_written(folder):
+        okapi.write_text("# Okapi\n\nOkapi sightings.", encoding="utf-8")  # while no watch is in place
+        return real_plan(folder)
+
+    monkeypatch.setattr(watcher_module, "plan_watches", plan_while_written)
+    with qtbot.waitSignal(watcher.rescanNeeded, timeout=5000):
+        (root / "top").mkdir()
+        (root / "top" / "fig.md").write_text("# Fig\n\nFig harvest.", encoding="utf-8")
+    monkeypatch.setattr(watcher_module, "plan_watches", real_plan)
+    assert okapi.exists()
+    wait_for_top(qtbot, service, "fig harvest", "top/fig.md")
+    wait_for_top(qtbot, service, "okapi sightings", "docs/okapi.md")
+
+
 def test_the_index_holds_no_lease_while_its_folder_is_polled(qtbot, live, monkeypatch):
     """Polled, a change is seen up to POLL_INTERVAL_S (2 s) later: a command trusting the lease 1.5 s after a
     file was written did not find it. As the MCP server, the window vouches for its index only while the

@@ -172,18 +172,21 @@ class WorkspaceWatcher(QObject):
                 heard: int = 0) -> None:
         """Directories appeared or vanished: watch what is there now (inotify mode only, unless the watches already
         follow those `folders`), then ask for the walk (watched first, so a file written into a new folder meanwhile
-        is seen by one or the other)."""
+        is seen by one or the other). Of the whole workspace when the watches were taken down and set up anew: what
+        changed anywhere meanwhile was heard by none (0.3-0.5 s at 3,200 folders)."""
         try:
             if generation == self._generation and self._observer is not None and self._observing == MODE_WATCHING \
                     and not (self._plan is not None and self._plan.covers(folders)):
                 self._observer.unschedule_all()
                 self._plan = None
+                folders = frozenset({""})
                 if os.path.isdir(self.root):  # gone: nothing to watch until it is made again (the identity check)
                     forwarder = _Forwarder(self)
                     plan = plan_watches(self.root)
                     schedule_plan(self._observer, forwarder, plan)
                     self._plan = WatchPlan(self.root, plan)
         except OSError as exc:
+            folders = frozenset({""})
             if os.path.isdir(self.root):  # (not merely gone while the watches were planned)
                 stop_observer(self._observer, wait=False)
                 self._start_polling(generation, exc)

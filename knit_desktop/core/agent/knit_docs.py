@@ -202,9 +202,10 @@ class KnitDocs:
                 # new folder over 3 s were never indexed).
                 feed.restart()
             if feed is not None and feed.healthy and rescan and not stale and not ws.last_refresh.pending \
-                    and folders and "" not in folders:
+                    and folders and "" not in folders and feed.watched_throughout:
                 # Only those folders: the whole walk took 90-160 ms at 20,000 files (half a second at 100,000) for
-                # each folder made, and every call waited for it. The files changed elsewhere, as reported.
+                # each folder made, and every call waited for it. The files changed elsewhere, as reported. (Not
+                # when the watches were planned anew: nothing was heard while they were down.)
                 changed = ws.refresh(budget_s=self.budget_s, folders=folders).changes
                 below = tuple(folder + "/" for folder in folders)
                 elsewhere = [path for path in paths if not path.startswith(below)]
