@@ -425,6 +425,25 @@ def test_a_file_written_while_the_watches_are_planned_again_is_indexed(qtbot, li
     wait_for_top(qtbot, service, "okapi sightings", "docs/okapi.md")
 
 
+def test_a_file_replaced_by_a_folder_of_its_name_is_forgotten_and_back_again(qtbot, live):
+    """A file deleted and a folder made in its place (or the other way round) within the quiet period: the walk of
+    the folder covers what is below it, not the file of the same name, which is applied as reported (left out, the
+    deleted file stayed in the index, or the new one never came in)."""
+    root, service, watcher, _ = live({"a.md": "# Alpha\n\nalpha notes", "plan.md": "# Plan\n\nquince harvest"})
+    wait_for_top(qtbot, service, "quince harvest", "plan.md")
+    with qtbot.waitSignal(watcher.rescanNeeded, timeout=5000):
+        (root / "plan.md").unlink()
+        (root / "plan.md").mkdir()
+        (root / "plan.md" / "inner.md").write_text("# Inner\n\nkiwi orchard", encoding="utf-8")
+    wait_for_top(qtbot, service, "kiwi orchard", "plan.md/inner.md")
+    wait_for_top(qtbot, service, "quince harvest", None)
+    with qtbot.waitSignal(watcher.rescanNeeded, timeout=5000):
+        shutil.rmtree(root / "plan.md")
+        (root / "plan.md").write_text("# Plan\n\nfig harvest", encoding="utf-8")
+    wait_for_top(qtbot, service, "kiwi orchard", None)
+    wait_for_top(qtbot, service, "fig harvest", "plan.md")
+
+
 def test_the_index_holds_no_lease_while_its_folder_is_polled(qtbot, live, monkeypatch):
     """Polled, a change is seen up to POLL_INTERVAL_S (2 s) later: a command trusting the lease 1.5 s after a
     file was written did not find it. As the MCP server, the window vouches for its index only while the

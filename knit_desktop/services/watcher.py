@@ -272,9 +272,10 @@ class WorkspaceWatcher(QObject):
         if self._rescan and not self._pending:
             self._rescan = False
             folders, self._folders = self._folders, set()
-            # The files changed elsewhere meanwhile: the walk that follows covers only these folders.
+            # The files changed elsewhere meanwhile: the walk that follows covers only these folders (what is below
+            # them: a file of a folder's own name, deleted or written as the folder came or went, is not).
             below = tuple(folder + "/" for folder in folders)
-            elsewhere = [rel for rel in ready if rel not in folders and not rel.startswith(below)]
+            elsewhere = [rel for rel in ready if not rel.startswith(below)]
             if elsewhere and "" not in folders:
                 self.pathsChanged.emit(elsewhere)
             # Asks for the walk once the watches follow (whether they already do lists the new folders' own
