@@ -153,17 +153,27 @@ def test_the_switch_ranks_over_the_workspace_the_library_or_both(qtbot, tmp_path
     assert knit.ranking.library_watch_modes() == {}
 
 
-def test_a_file_added_changed_or_removed_in_a_library_folder_shows_without_restart(qtbot, tmp_path, open_app,
-                                                                                     settings):
+def _library_folder_followed(qtbot, tmp_path, open_app, settings, modes: set[str]):
+    """A library folder in library scope, its documents listed and its watches in place in one of `modes` (they
+    are set up off the GUI thread: a file written before they are in place is seen by no watch)."""
     lib = make_library(tmp_path)
     settings.library_folders = [str(lib)]
     settings.scope = "library"
     knit = open_app()
+    qtbot.waitUntil(lambda: ("manuals", "valves.md") in library_rows(knit.window), timeout=15_000)
+
+    def followed() -> bool:
+        found = set(knit.ranking.library_watch_modes().values())
+        return len(found) == 1 and found <= modes
+
+    qtbot.waitUntil(followed, timeout=5000)
+    return lib, knit
+
+
+def test_a_file_added_changed_or_removed_in_a_library_folder_shows_without_restart(qtbot, tmp_path, open_app,
+                                                                                     settings):
+    lib, knit = _library_folder_followed(qtbot, tmp_path, open_app, settings, {MODE_WATCHING, MODE_POLLING})
     window = knit.window
-    qtbot.waitUntil(lambda: ("manuals", "valves.md") in library_rows(window), timeout=15_000)
-    # The watches are set up off the GUI thread: a file written before they are in place is seen by no watch.
-    qtbot.waitUntil(lambda: set(knit.ranking.library_watch_modes().values()) in ({MODE_WATCHING}, {MODE_POLLING}),
-                    timeout=5000)
     (lib / "pumps" / "impeller.md").write_text("# Impeller\n\nBlades.\n", encoding="utf-8")
     qtbot.waitUntil(lambda: ("manuals", "pumps/impeller.md") in library_rows(window), timeout=15_000)
     (lib / "valves.md").write_text("# Check valves\n\nChanged.\n", encoding="utf-8")
@@ -298,13 +308,8 @@ def test_a_folder_made_or_deleted_in_a_library_folder_is_walked_alone(qtbot, tmp
     folder."""
     from knit_desktop.core import workspace as workspace_module
 
-    lib = make_library(tmp_path)
-    settings.library_folders = [str(lib)]
-    settings.scope = "library"
-    knit = open_app()
+    lib, knit = _library_folder_followed(qtbot, tmp_path, open_app, settings, {MODE_WATCHING})
     window = knit.window
-    qtbot.waitUntil(lambda: ("manuals", "valves.md") in library_rows(window), timeout=15_000)
-    qtbot.waitUntil(lambda: set(knit.ranking.library_watch_modes().values()) == {MODE_WATCHING}, timeout=5000)
     walked: list = []
     real_scan = workspace_module.scan_workspace
 
