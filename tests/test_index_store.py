@@ -724,3 +724,26 @@ def test_the_link_graph_follows_edits_and_new_names_without_resolving_every_name
     assert ws.graph().outgoing_of("notes/plan.md") == {"notes/other.md": 3}  # `guide.md` is two files now
     assert len(made) == 2
     ws.close()
+
+
+def test_a_link_pointed_elsewhere_reaches_the_links_that_lead_through_it(make_workspace, now_ms):
+    """README.md -> CLAUDE.md -> AGENTS.md: a watcher reports CLAUDE.md when it is pointed at another file, never
+    README.md, whose text changed with it; README.md was ranked on the old file's text until the next walk, and a
+    later write to the new file did not reach it either."""
+    root = make_workspace({"AGENTS.md": "# Agents\n\nalpha rules\n", "docs/OTHER.md": "# Other\n\nbeta notes\n"})
+    (root / "CLAUDE.md").symlink_to("AGENTS.md")
+    (root / "README.md").symlink_to("CLAUDE.md")
+    ws = Workspace.open_persistent(str(root))
+    assert matching(ws, "alpha", now_ms) == ["AGENTS.md", "CLAUDE.md", "README.md"]
+    (root / "CLAUDE.md").unlink()
+    (root / "CLAUDE.md").symlink_to("docs/OTHER.md")
+    assert sorted(ws.apply_changes(["CLAUDE.md"]).paths) == ["CLAUDE.md", "README.md"]
+    assert matching(ws, "beta", now_ms) == ["CLAUDE.md", "README.md", "docs/OTHER.md"]
+    assert matching(ws, "alpha", now_ms) == ["AGENTS.md"]
+    (root / "docs/OTHER.md").write_text("# Other\n\nosprey notes, longer now\n", encoding="utf-8")
+    ws.apply_changes(["docs/OTHER.md"])
+    assert matching(ws, "osprey", now_ms) == ["CLAUDE.md", "README.md", "docs/OTHER.md"]
+    ws.close()
+    again = Workspace.open_persistent(str(root), trust_watcher=False)  # a walk finds the same
+    assert matching(again, "osprey", now_ms) == ["CLAUDE.md", "README.md", "docs/OTHER.md"]
+    again.close()

@@ -369,9 +369,23 @@ class Workspace:
             self._note_link(found.paths[i], found.rels[i])
 
     def _note_link(self, path: str, rel: str) -> None:
-        target = os.path.relpath(os.path.realpath(path), self.root)
-        if target != os.curdir and target != os.pardir and not target.startswith(os.pardir + os.sep):
-            self._links_to.setdefault(display_rel(target.replace(os.sep, "/")), set()).add(rel)
+        """Note `rel` under the file its link leads to, and under each link on the way (README.md -> CLAUDE.md ->
+        AGENTS.md: a watcher reports CLAUDE.md pointed elsewhere, never README.md, whose text changed with it)."""
+        hops = [os.path.realpath(path)]
+        hop = path
+        for _ in range(40):  # (the system's own limit on links followed is 40)
+            try:
+                hop = os.path.join(os.path.dirname(hop), os.readlink(hop))
+            except OSError:
+                break
+            if not os.path.islink(hop):
+                break
+            hops.append(os.path.join(os.path.realpath(os.path.dirname(hop)), os.path.basename(hop)))
+        for reached in hops:
+            target = os.path.relpath(reached, self.root)
+            if target != os.curdir and target != os.pardir and not target.startswith(os.pardir + os.sep) \
+                    and target != rel.replace("/", os.sep):
+                self._links_to.setdefault(display_rel(target.replace(os.sep, "/")), set()).add(rel)
 
     def _reads_otherwise(self, cand: Candidate) -> bool:
         """Whether an indexed file's bytes no longer hash as indexed though its modification time and size are the
