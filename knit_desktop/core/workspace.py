@@ -382,7 +382,10 @@ class Workspace:
                 break
             hops.append(os.path.join(os.path.realpath(os.path.dirname(hop)), os.path.basename(hop)))
         for reached in hops:
-            target = os.path.relpath(reached, self.root)
+            try:
+                target = os.path.relpath(reached, self.root)
+            except ValueError:  # (Windows: on another drive, outside the workspace)
+                continue
             if target != os.curdir and target != os.pardir and not target.startswith(os.pardir + os.sep) \
                     and target != rel.replace("/", os.sep):
                 self._links_to.setdefault(display_rel(target.replace(os.sep, "/")), set()).add(rel)
