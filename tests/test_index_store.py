@@ -1,6 +1,7 @@
 """The persistent index: warm starts without re-reading, incremental reconcile, crash repair, schema changes."""
 
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -746,4 +747,27 @@ def test_a_link_pointed_elsewhere_reaches_the_links_that_lead_through_it(make_wo
     ws.close()
     again = Workspace.open_persistent(str(root), trust_watcher=False)  # a walk finds the same
     assert matching(again, "osprey", now_ms) == ["CLAUDE.md", "README.md", "docs/OTHER.md"]
+    again.close()
+
+
+def test_a_folder_walk_reaches_the_links_elsewhere_that_lead_into_it(make_workspace, now_ms):
+    """CLAUDE.md -> docs/AGENTS.md: when docs/ is moved away, deleted or made again, only docs/ is walked, and the
+    link at the top kept the old file's text (ranked on it, a dangling link among the results) until the next whole
+    walk."""
+    root = make_workspace({"docs/AGENTS.md": "# Agents\n\nalpha rules\n", "other.md": "# Other\n\nbeta\n"})
+    (root / "CLAUDE.md").symlink_to("docs/AGENTS.md")
+    ws = Workspace.open_persistent(str(root))
+    assert matching(ws, "alpha", now_ms) == ["CLAUDE.md", "docs/AGENTS.md"]
+    shutil.move(root / "docs", root / "old")
+    report = ws.refresh(folders=["docs", "old"])
+    assert "CLAUDE.md" in report.paths and "CLAUDE.md" not in ws.index.by_rel
+    assert matching(ws, "alpha", now_ms) == ["old/AGENTS.md"]
+    (root / "docs").mkdir()
+    (root / "docs/AGENTS.md").write_text("# Agents\n\nkestrel rules, longer now\n", encoding="utf-8")
+    ws.refresh(folders=["docs"])
+    assert matching(ws, "kestrel", now_ms) == ["CLAUDE.md", "docs/AGENTS.md"]
+    ws.close()
+    again = Workspace.open_persistent(str(root), trust_watcher=False)  # a walk finds the same
+    assert matching(again, "kestrel", now_ms) == ["CLAUDE.md", "docs/AGENTS.md"]
+    assert matching(again, "alpha", now_ms) == ["old/AGENTS.md"]
     again.close()

@@ -319,6 +319,7 @@ class Workspace:
                 report.paths.append(rel)
             self._record_walk_problems(problems, prefixes)
         if prefixes is not None:
+            self._follow_links_into(prefixes, report)
             if report.changes:
                 self._snapshot_current = False
         elif report.changes or not self._snapshot_current:
@@ -360,6 +361,19 @@ class Workspace:
         if report.changes:
             self._snapshot_current = False
         return report
+
+    def _follow_links_into(self, prefixes: tuple[str, ...], report: RefreshReport) -> None:
+        """After a walk of some folders: the links elsewhere that lead into them, brought up to date as if their
+        files were reported (a folder moved away, deleted or made again left a link at the top on its old text
+        until the next whole walk)."""
+        links = sorted({link for target, found in self._links_to.items() if target.startswith(prefixes)
+                        for link in found if not link.startswith(prefixes)})
+        if not links:
+            return
+        applied = self.apply_changes(links)
+        for name in ("added", "changed", "touched", "removed"):
+            setattr(report, name, getattr(report, name) + getattr(applied, name))
+        report.paths.extend(applied.paths)
 
     def _note_links(self, found: WorkspaceScan, whole: bool) -> None:
         """The links a walk met (a whole walk: all of them; one of some folders adds what it found there)."""
