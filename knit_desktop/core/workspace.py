@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .index.boundary import OUTSIDE_REASON, OutsideWorkspace, WorkspaceNotFound, display_rel, links_outside
-from .index.documents import MEDIA_KINDS, Document, content_hash, kind_for_name, read_indexed_bytes
+from .index.boundary import OUTSIDE_REASON, WorkspaceNotFound, display_rel, links_outside
+from .index.documents import MEDIA_KINDS, Document, kind_for_name
 from .index.links import LinkGraph, LinkResolver, Ref, build_graph
 from .index.pins import Pins
 from .index.scan import (
@@ -352,10 +352,20 @@ class Workspace:
                         report.removed += 1
                         report.paths.append(rel)
                     continue
-                if not self._needs_update(cand) and not self._reads_otherwise(cand):
-                    report.unchanged += 1
-                    continue
-                outcome = self._update(cand)
+                prepared = None
+                if not self._needs_update(cand):
+                    # Its time and size as indexed: a watcher still reported a write. Two writes of the same length
+                    # within one millisecond (a tool saving twice), or a copy keeping the time (`cp -p`), leave both
+                    # as they were, and the first text stayed for good. The file is read again and hashed against
+                    # the indexed copy (media have no hash: never read).
+                    from .index.preparing import TOUCHED, prepare_file
+
+                    task = self._task(cand)
+                    prepared = prepare_file(task, self.root) if task.known_hash else TOUCHED
+                    if prepared == TOUCHED:
+                        report.unchanged += 1
+                        continue
+                outcome = self._update(cand, prepared)
                 setattr(report, outcome, getattr(report, outcome) + 1)
                 report.paths.append(rel)
         if report.changes:
@@ -403,20 +413,6 @@ class Workspace:
             if target != os.curdir and target != os.pardir and not target.startswith(os.pardir + os.sep) \
                     and target != rel.replace("/", os.sep):
                 self._links_to.setdefault(display_rel(target.replace(os.sep, "/")), set()).add(rel)
-
-    def _reads_otherwise(self, cand: Candidate) -> bool:
-        """Whether an indexed file's bytes no longer hash as indexed though its modification time and size are the
-        same: a watcher reports the write, but two writes of the same length within one millisecond (a tool
-        saving twice), or a copy that keeps the time (`cp -p`, an archive unpacked), leave both unchanged, and the
-        index kept the first text for good. Asked only for the paths a watcher names: one read each."""
-        row = self._row(cand.rel)
-        if row is None or row.state != "indexed" or not row.content_hash:
-            return False  # (media have no hash: they are never read)
-        try:
-            data = read_indexed_bytes(cand.path, cand.kind, self.root)
-        except (OSError, OutsideWorkspace):
-            return True  # indexing it again says why it cannot be read
-        return content_hash(data) != row.content_hash
 
     def save(self) -> None:
         """Write the in-memory postings as the snapshot the next start loads (no-op without a store)."""
