@@ -25,6 +25,7 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 from watchdog.observers.polling import PollingObserverVFS
 
+from ..core.index.scan import outside_folders
 from ..core.index.watching import (
     WatchPlan,
     event_paths,
@@ -274,8 +275,7 @@ class WorkspaceWatcher(QObject):
             folders, self._folders = self._folders, set()
             # The files changed elsewhere meanwhile: the walk that follows covers only these folders (what is below
             # them: a file of a folder's own name, deleted or written as the folder came or went, is not).
-            below = tuple(folder + "/" for folder in folders)
-            elsewhere = [rel for rel in ready if not rel.startswith(below)]
+            elsewhere = outside_folders(ready, folders)
             if elsewhere and "" not in folders:
                 self.pathsChanged.emit(elsewhere)
             # Asks for the walk once the watches follow (whether they already do lists the new folders' own

@@ -26,6 +26,7 @@ from ..dsh.usage import UsageAudit
 from ..heap import release_heap, settle_heap
 from ..index.boundary import UnsafeWorkspace, WorkspaceNotFound, check_workspace
 from ..index.pins import Pins
+from ..index.scan import outside_folders
 from ..index.store import SNAPSHOT_DELAY_S, WATCH_LEASE_S
 from ..index.watching import ChangeFeed
 from ..output.payloads import context_payload
@@ -207,8 +208,7 @@ class KnitDocs:
                 # each folder made, and every call waited for it. The files changed elsewhere, as reported. (Not
                 # when the watches were planned anew: nothing was heard while they were down.)
                 changed = ws.refresh(budget_s=self.budget_s, folders=folders).changes
-                below = tuple(folder + "/" for folder in folders)
-                elsewhere = [path for path in paths if not path.startswith(below)]
+                elsewhere = outside_folders(paths, folders)
                 return changed + (ws.apply_changes(elsewhere).changes if elsewhere else 0)
             changed = ws.refresh(budget_s=self.budget_s).changes
             self._walked[real] = time.monotonic()

@@ -185,6 +185,13 @@ def top_folders(folders: Iterable[str]) -> list[str]:
     return kept
 
 
+def outside_folders(rels: Iterable[str], folders: Iterable[str]) -> list[str]:
+    """The paths of `rels` below none of `folders` (workspace-relative; a folder's own name is outside it): what a
+    walk of those folders does not cover, and a watcher's report has to bring up to date."""
+    below = tuple(folder + "/" for folder in folders)
+    return [rel for rel in rels if not rel.startswith(below)]
+
+
 def _walk_start(root: str, folder: str) -> tuple[str, str, int] | None:
     """Where the walk of `folder` (workspace-relative, '' the root) begins: (directory, prefix, depth), or None
     when the whole walk would never list it (below a skipped directory, too deep, not a real directory)."""
