@@ -105,6 +105,33 @@ def test_the_window_runs_full_collections_when_quiet_and_not_while_rankings_arri
     assert not full_collections_held()
 
 
+def test_the_window_lets_go_of_the_source_lines_pyside_read_on_import(qtbot, tmp_path, settings):
+    """PySide6 reads the whole source of each module imported after it, and Python's linecache keeps it (11 MB
+    in the window at its start): the window lets go of it before its index opens and at each quiet collection."""
+    import linecache
+
+    from knit_desktop.ui.app import KnitApp
+
+    def source_held() -> bool:
+        return any(name.endswith(("/json/decoder.py", "\\json\\decoder.py")) for name in linecache.cache)
+
+    import json.decoder
+
+    linecache.getlines(json.decoder.__file__)  # what PySide6's import hook does for every module
+    assert source_held()
+    knit = KnitApp(workspace=None, dsh_home=str(tmp_path / "no-dsh"), messages=None, settings=settings,
+                   persistent=False)
+    try:
+        assert not source_held()
+        linecache.getlines(json.decoder.__file__)
+        knit.heap.quiet_ms = 0
+        _old_garbage()  # (something for the full collection to do)
+        knit.heap.check()
+        assert not source_held()
+    finally:
+        knit.close()
+
+
 def test_a_window_that_never_goes_quiet_still_gets_its_full_collection(qtbot):
     keeper = HeapKeeper(check_ms=60_000, quiet_ms=60_000, longest_ms=200)
     keeper.start()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QPoint, Qt
-from PySide6.QtMultimedia import QMediaPlayer
+from PySide6.QtMultimedia import QMediaPlayer, QVideoSink
 
 from knit_desktop.core.dsh.conversation import Message
 from knit_desktop.core.view import ViewRow
@@ -165,9 +165,12 @@ def test_image_preview_fits_and_zooms_and_the_video_player_plays(qtbot, open_app
     view.toggle_zoom()
     assert view.actual_size and view.label.pixmap().size().width() == 320
 
-    window.grid.select_key("shots/recording.mp4")
     player = preview.video_player
+    # Qt's player and sink (and with them the FFmpeg backend, about 13 MB) come with the first video shown.
+    assert player.findChildren(QMediaPlayer) == [] and player.findChildren(QVideoSink) == []
+    window.grid.select_key("shots/recording.mp4")
     assert preview.stack.currentWidget() is player
+    assert len(player.findChildren(QMediaPlayer)) == 1
     qtbot.waitUntil(lambda: player.slider.maximum() >= 1900, timeout=10_000)
     assert player.time_label.text().endswith("/ 0:02")
     player.mute_button.click()

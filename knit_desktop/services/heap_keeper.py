@@ -10,7 +10,7 @@ import time
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
-from ..core.heap import collect_full, hold_full_collections, release_full_collections
+from ..core.heap import collect_full, forget_source_lines, hold_full_collections, release_full_collections
 
 CHECK_MS = 5_000  # how often to look whether it is quiet
 QUIET_MS = 10_000  # no activity for this long: quiet
@@ -56,5 +56,6 @@ class HeapKeeper(QObject):
         # generation, and a full collection would walk it for nothing.
         if (quiet or overdue) and gc.get_count()[2] > 0:
             self._last_full = now
+            forget_source_lines()  # (what modules imported since read: see core/heap.py)
             freed, took_ms = collect_full()
             self.collected.emit(freed, took_ms)

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 
 from ..core import config as options
 from ..core.dsh.conversation import Message
+from ..core.heap import forget_source_lines
 from ..core.memory.library import MemoryIndex
 from ..core.memory.store import MemoryStore, default_memory_dir
 from ..resources import resources_dir
@@ -89,6 +90,7 @@ class KnitApp:
         self.notes.start()
         self.ranking.rememberRequested.connect(self._remember_from_conversation)
         self._checked_seq: dict[str, int] = {}  # per session: the newest user message checked for a recall
+        forget_source_lines()  # before the index opens, so it reuses that memory (see core/heap.py)
         self.ranking.start()
         if messages is not None:
             self.ranking.set_messages(messages)

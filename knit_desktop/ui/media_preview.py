@@ -24,7 +24,7 @@ from ..services import multimedia
 from .metrics import XS, S
 
 if TYPE_CHECKING:  # QtMultimedia itself loads only once services.multimedia said it can
-    from PySide6.QtMultimedia import QAudioOutput, QVideoFrame
+    from PySide6.QtMultimedia import QAudioOutput, QMediaPlayer, QVideoFrame, QVideoSink
 
 
 def video_unavailable_text() -> str:
@@ -106,14 +106,21 @@ class VideoSurface(QWidget):
     window grabs and offscreen, and needs no GPU."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        from PySide6.QtMultimedia import QVideoSink
-
         super().__init__(parent)
-        self.sink = QVideoSink(self)
-        self.sink.videoFrameChanged.connect(self._on_frame)
+        self._sink: QVideoSink | None = None
         self.frame = QImage()
         self.setMinimumHeight(80)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+
+    @property
+    def sink(self) -> QVideoSink:
+        """Made with the player (see VideoPlayer.player): the first sink loads Qt's FFmpeg backend."""
+        if self._sink is None:
+            from PySide6.QtMultimedia import QVideoSink
+
+            self._sink = QVideoSink(self)
+            self._sink.videoFrameChanged.connect(self._on_frame)
+        return self._sink
 
     def _on_frame(self, frame: QVideoFrame) -> None:
         if frame.isValid():
@@ -163,27 +170,21 @@ class VideoPlayer(QWidget):
     `multimedia.multimedia_available()` says Qt Multimedia loads."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        from PySide6.QtMultimedia import QMediaPlayer
-
         super().__init__(parent)
         self.setObjectName("VideoPlayer")
         self.video = VideoSurface()
-        self.player = QMediaPlayer(self)
-        self.player.setVideoSink(self.video.sink)
+        self._player: QMediaPlayer | None = None  # made with the first video (see `player`)
         self.audio: QAudioOutput | None = None  # made with the first video: it connects to the sound server
         self.play_button = QToolButton(objectName="PlayPause")
         self.play_button.clicked.connect(self.toggle_play)
         self.slider = SeekSlider(Qt.Orientation.Horizontal, objectName="Seek")
         self.slider.setRange(0, 0)
-        self.slider.sliderMoved.connect(self.player.setPosition)
-        self.slider.sliderReleased.connect(lambda: self.player.setPosition(self.slider.value()))
+        self.slider.sliderMoved.connect(self._seek)
+        self.slider.sliderReleased.connect(lambda: self._seek(self.slider.value()))
         self.time_label = QLabel("0:00 / 0:00", objectName="VideoTime")
         self.mute_button = QToolButton(objectName="Mute", checkable=True)
         self.mute_button.toggled.connect(lambda on: self.audio.setMuted(on) if self.audio is not None else None)
         self.mute_button.toggled.connect(lambda _on: self.retranslate())
-        self.player.durationChanged.connect(self._on_duration)
-        self.player.positionChanged.connect(self._on_position)
-        self.player.playbackStateChanged.connect(lambda _s: self.retranslate())
         controls = QHBoxLayout()
         controls.setContentsMargins(S, 0, S, XS)  # under the picture: no gap above
         controls.setSpacing(S)
@@ -198,6 +199,28 @@ class VideoPlayer(QWidget):
         layout.addLayout(controls)
         self.retranslate()
 
+    @property
+    def player(self) -> QMediaPlayer:
+        """Qt's player, made when a video is first opened: it and its sink load the FFmpeg backend and its codecs
+        (about 13 MB resident), which a window that never shows a video does not need."""
+        if self._player is None:
+            from PySide6.QtMultimedia import QMediaPlayer
+
+            player = self._player = QMediaPlayer(self)
+            player.setVideoSink(self.video.sink)
+            player.durationChanged.connect(self._on_duration)
+            player.positionChanged.connect(self._on_position)
+            player.playbackStateChanged.connect(lambda _s: self.retranslate())
+        return self._player
+
+    def _seek(self, ms: int) -> None:
+        if self._player is not None:
+            self._player.setPosition(ms)
+
+    def pause(self) -> None:
+        if self._player is not None:
+            self._player.pause()
+
     def open(self, path: str) -> None:
         if self.audio is None:
             from PySide6.QtMultimedia import QAudioOutput
@@ -209,7 +232,7 @@ class VideoPlayer(QWidget):
         self.player.pause()  # shows the first frame without playing
 
     def stop(self) -> None:
-        if self.player.source().isEmpty():
+        if self._player is None or self._player.source().isEmpty():
             return
         self.player.stop()
         self.player.setSource(QUrl())
@@ -218,7 +241,7 @@ class VideoPlayer(QWidget):
     def _playing(self) -> bool:
         from PySide6.QtMultimedia import QMediaPlayer
 
-        return self.player.playbackState() == QMediaPlayer.PlaybackState.PlayingState
+        return self._player is not None and self._player.playbackState() == QMediaPlayer.PlaybackState.PlayingState
 
     def toggle_play(self) -> None:
         if self._playing():

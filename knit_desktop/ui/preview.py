@@ -678,7 +678,7 @@ class PreviewPane(QFrame):
 
     def hideEvent(self, event) -> None:
         if self.video_player is not None:
-            self.video_player.player.pause()  # a closed preview stops talking
+            self.video_player.pause()  # a closed preview stops talking
         super().hideEvent(event)
 
     def changeEvent(self, event: QEvent) -> None:
