@@ -22,10 +22,13 @@ are small), and the window runs the full collection itself when it has been quie
 
 from __future__ import annotations
 
+import ctypes
+import functools
 import gc
 import linecache
+import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 HELD_FULL_THRESHOLD = 1_000_000  # young collections before an automatic full one while held: in practice never
@@ -36,6 +39,29 @@ _held: list[tuple[int, int, int]] = []  # the thresholds before each hold still 
 def settle_heap() -> None:
     """Call once a burst of long-lived allocations is done: an index opened (or a thousand more files of its first build)."""
     gc.freeze()
+    return_free_memory()
+
+
+def return_free_memory() -> None:
+    """Give the C allocator's free pages back to the system. Opening a 100,000-file index walks the workspace
+    and compares the walk with the index: tens of megabytes of short-lived lists and arrays, freed when it is done.
+    glibc keeps what was freed inside its heaps (it only gives back the top of a heap, and above a threshold it raises
+    itself after large frees), so the process stayed 14 MB larger for good. `malloc_trim` hands back every free page
+    of every heap (about 1 ms). Elsewhere (macOS, Windows, musl) there is no such call and nothing is done."""
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+@functools.cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        trim: Callable[[int], int] = ctypes.CDLL(None).malloc_trim  # the C library the process runs on
+    except (OSError, AttributeError):  # not glibc
+        return None
+    return trim
 
 
 def release_heap() -> None:

@@ -10,7 +10,13 @@ import time
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
-from ..core.heap import collect_full, forget_source_lines, hold_full_collections, release_full_collections
+from ..core.heap import (
+    collect_full,
+    forget_source_lines,
+    hold_full_collections,
+    release_full_collections,
+    return_free_memory,
+)
 
 CHECK_MS = 5_000  # how often to look whether it is quiet
 QUIET_MS = 10_000  # no activity for this long: quiet
@@ -58,4 +64,5 @@ class HeapKeeper(QObject):
             self._last_full = now
             forget_source_lines()  # (what modules imported since read: see core/heap.py)
             freed, took_ms = collect_full()
+            return_free_memory()  # what the collection and the rankings since freed (see core/heap.py)
             self.collected.emit(freed, took_ms)

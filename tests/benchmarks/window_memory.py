@@ -46,6 +46,7 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("workspace")
     parser.add_argument("--seconds", type=float, default=30.0)
+    parser.add_argument("--timeline", action="store_true", help="the RSS each second")
     parser.add_argument("--trace", action="store_true", help="where the Python memory held at the end was allocated")
     args = parser.parse_args()
     if args.trace:
@@ -86,11 +87,16 @@ def main() -> int:
 
     talker = threading.Thread(target=talk, daemon=True)
     talker.start()
+    early: list = []
+    if args.trace:  # what the window holds a few seconds in, to tell what grows after it from what it opened with
+        QTimer.singleShot(5000, lambda: early.append(tracemalloc.take_snapshot()))
     QTimer.singleShot(int(args.seconds * 1000), app.quit)
     app.exec()
     stop.set()
     talker.join()
     end = memory_mb()
+    if args.timeline:
+        print("RSS each second (MB):", " ".join(f"{s['VmRSS']:.0f}" for s in samples[::10]))
     print(f"workspace: {args.workspace}")
     print(f"index opened after {seen['opened_s']:.1f} s" if seen["opened_s"] else "index: not opened")
     print(f"rankings shown: {seen['rankings']} over {args.seconds:.0f} s")
@@ -106,6 +112,12 @@ def main() -> int:
             print(f"{stat.size / 2**20:6.1f} MB {stat.count:7d} blocks")
             for line in stat.traceback.format()[-4:]:
                 print("      " + line)
+        if early:
+            print("grown since 5 s in:")
+            for diff in snapshot.compare_to(early[0], "traceback")[:12]:
+                print(f"{diff.size_diff / 2**20:+6.1f} MB {diff.count_diff:+7d} blocks")
+                for line in diff.traceback.format()[-6:]:
+                    print("      " + line)
     knit.close()
     return 0 if end["VmHWM"] <= TARGET_MB else 1
 
