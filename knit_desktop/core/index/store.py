@@ -639,8 +639,8 @@ class IndexStore:
             "refs": _dump_slices([(rel, [(r.raw, r.line) for r in items]) for rel, items in refs.items()]),
         }
         try:
-            name, written = self._commit_snapshot(state, postings, blocks,
-                                                  reopen=isinstance(index.post_docs, LazyPostingLists))
+            name, fd = self._commit_snapshot(state, postings, blocks,
+                                             reopen=isinstance(index.post_docs, LazyPostingLists))
         except (OSError, sqlite3.OperationalError) as exc:
             if not _is_disk_full(exc):
                 raise
@@ -649,13 +649,16 @@ class IndexStore:
             self.notice = (f"the disk holding the index {self.path.parent} is full; "
                            "the index was not saved (it is caught up on the next start)")
             return
-        del blocks, state, postings
-        if written is not None and index.version == version and len(index.post_docs) == len(written.lengths):
+        del blocks, state  # (the blocks' 31 MB at 100,000 files go before the file is read again)
+        if fd is not None:
             # Nothing was added since the packing (the lists written are the lists held): the process reads its
             # postings from the file just written, and lets go of the documents added since it loaded (a tail
-            # per word, up to 14 MB after 90 edits at 100,000 files) and of the old file. The next save reuses
-            # every block untouched since this one instead of packing again every block an edit ever touched.
-            index.set_postings(*_lazy_posting_lists(written))
+            # per word of every file edited, 14 MB after 90 edits at 100,000 files) and of the old file. The
+            # next save reuses every block untouched since this one instead of packing again every block an
+            # edit ever touched.
+            written = _opened_blocks(postings, self.path.parent, fd)
+            if written is not None and index.version == version and len(index.post_docs) == len(written.lengths):
+                index.set_postings(*_lazy_posting_lists(written))
         self._delete_postings_files(keep=name)
         with contextlib.suppress(sqlite3.OperationalError):  # busy: the pages are reused, or freed next time
             self.db.executescript("PRAGMA incremental_vacuum;")  # (execute() would free one page: one step)
@@ -695,33 +698,38 @@ class IndexStore:
             # (else busy, another process writing: compacted at a later save)
 
     def _commit_snapshot(self, state: dict, postings: dict, blocks: list[bytes],
-                         reopen: bool = False) -> tuple[str, _PostingBlocks | None]:
+                         reopen: bool = False) -> tuple[str, int | None]:
         """Write the postings file and the snapshot row in one transaction; returns the file's name and, with
         `reopen`, the file opened for reading (None where it could not be), opened before another process's save
         can remove it."""
-        written: _PostingBlocks | None = None
-        with self.transaction():
-            # The postings blocks go to a file of their own beside the database, which a process maps instead of
-            # holding them (31 MB at 100,000 files). A new file per snapshot: a process that mapped the previous
-            # one keeps reading it. Written while this transaction holds the write lock, so no other process is
-            # writing one when the old ones are removed below.
-            generation = self.generation
-            name = f"{self.path.name}{POSTINGS_SUFFIX}{generation}-{os.getpid()}-{time.monotonic_ns()}"
-            postings["file"] = name
-            postings["offsets"] = _write_blocks(self.path.parent / name, blocks)
-            if reopen:
-                try:
-                    written = _PostingBlocks(postings, self.path.parent)
-                except (OSError, ValueError, zstandard.ZstdError):
-                    written = None  # (the process reads the blocks it has, as it did)
-            # Bytes slices only, each compressed on its own: quick to write, and a start inflates only what it reads.
-            data = marshal.dumps(state)
-            self.db.execute("INSERT OR REPLACE INTO snapshot (id, generation, data) VALUES (1, ?, ?)", (generation, data))
-            self.db.execute("DELETE FROM changes WHERE generation <= ?", (generation,))
-            # The file of the snapshot committed here, where another process's save finds it cheaply: a save
-            # removes every postings file but that one (see _delete_postings_files).
-            self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('postings_file', ?)", (name,))
-        return name, written
+        fd: int | None = None
+        try:
+            with self.transaction():
+                # The postings blocks go to a file of their own beside the database, which a process maps instead
+                # of holding them (31 MB at 100,000 files). A new file per snapshot: a process that mapped the
+                # previous one keeps reading it. Written while this transaction holds the write lock, so no other
+                # process is writing one when the old ones are removed below.
+                generation = self.generation
+                name = f"{self.path.name}{POSTINGS_SUFFIX}{generation}-{os.getpid()}-{time.monotonic_ns()}"
+                postings["file"] = name
+                postings["offsets"] = _write_blocks(self.path.parent / name, blocks)
+                # Bytes slices only, each compressed on its own: quick to write, and a start inflates only what
+                # it reads.
+                data = marshal.dumps(state)
+                self.db.execute("INSERT OR REPLACE INTO snapshot (id, generation, data) VALUES (1, ?, ?)",
+                                (generation, data))
+                self.db.execute("DELETE FROM changes WHERE generation <= ?", (generation,))
+                # The file of the snapshot committed here, where another process's save finds it cheaply: a save
+                # removes every postings file but that one (see _delete_postings_files).
+                self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('postings_file', ?)", (name,))
+                if reopen:  # (still holding the write lock: no other process's save removes the file meanwhile)
+                    with contextlib.suppress(OSError):  # (the process reads the blocks it has, as it did)
+                        fd = os.open(self.path.parent / name, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+        except BaseException:
+            if fd is not None:
+                os.close(fd)
+            raise
+        return name, fd
 
     def _delete_postings_files(self, keep: str) -> None:
         """Remove the postings files of earlier snapshots (a process that mapped one keeps its pages; where the
@@ -1068,11 +1076,13 @@ class _FileBlocks:
         return os.pread(self._fd, end - start, start)  # (short when the file was cut since: found as damage)
 
 
-def _file_blocks(path: Path, packed_offsets: bytes) -> tuple[_FileBlocks, list[bytes]]:
-    """The blocks of a postings file and the first bytes of each (its frame header)."""
-    offsets = np.frombuffer(zstandard.ZstdDecompressor().decompress(packed_offsets), dtype=np.int64)
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+def _file_blocks(path: Path, packed_offsets: bytes, fd: int | None = None) -> tuple[_FileBlocks, list[bytes]]:
+    """The blocks of a postings file (`fd`: already open, closed here on failure) and the first bytes of each
+    (its frame header)."""
+    if fd is None:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
     try:
+        offsets = np.frombuffer(zstandard.ZstdDecompressor().decompress(packed_offsets), dtype=np.int64)
         size = os.fstat(fd).st_size
         if len(offsets) == 0 or offsets[-1] != size or (np.diff(offsets) < 0).any():
             raise ValueError("the postings file does not match its snapshot")
@@ -1173,20 +1183,21 @@ class _PostingBlocks:
 
     CACHED = 4
 
-    def __init__(self, packed: dict, folder: Path) -> None:
-        self.lengths = np.frombuffer(zstandard.ZstdDecompressor().decompress(packed["lengths"]), dtype=np.uint32)
-        self.starts = np.zeros(len(self.lengths) + 1, dtype=np.int64)
-        np.cumsum(self.lengths, out=self.starts[1:])
-        self.block_tokens = np.asarray(packed["block_tokens"], dtype=np.int64)
-        # Format 9: in a file beside the database (read, not mapped); format 8: inside the snapshot.
+    def __init__(self, packed: dict, folder: Path, fd: int | None = None) -> None:
+        # Format 9: in a file beside the database (read, not mapped); format 8: inside the snapshot. The file
+        # first: from here on its descriptor (`fd`, when already open) is closed with `blocks`, whatever fails.
         self.path = folder / str(packed["file"]) if "file" in packed else None
         self.blocks: _FileBlocks | list[bytes]
         if self.path is not None:
-            self.blocks, heads = _file_blocks(self.path, packed["offsets"])
+            self.blocks, heads = _file_blocks(self.path, packed["offsets"], fd)
         else:
             blocks: list[bytes] = packed["blocks"]
             self.blocks = blocks
             heads = [bytes(block[:FRAME_HEADER_MAX]) for block in blocks]
+        self.lengths = np.frombuffer(zstandard.ZstdDecompressor().decompress(packed["lengths"]), dtype=np.uint32)
+        self.starts = np.zeros(len(self.lengths) + 1, dtype=np.int64)
+        np.cumsum(self.lengths, out=self.starts[1:])
+        self.block_tokens = np.asarray(packed["block_tokens"], dtype=np.int64)
         if len(self.block_tokens) != len(self.blocks) + 1 or self.block_tokens[-1] != len(self.lengths):
             raise ValueError("postings blocks do not cover the vocabulary")
         _check_block_headers(heads, (np.diff(self.starts[self.block_tokens]) * 10).tolist())
@@ -1251,6 +1262,14 @@ class _PostingBlocks:
             values.frombytes(column[lo:hi].tobytes())
             columns.append(values)
         return docs, tuple(columns)  # type: ignore[return-value]
+
+
+def _opened_blocks(packed: dict, folder: Path, fd: int) -> _PostingBlocks | None:
+    """The blocks of a postings file just written, read through `fd` (closed when they cannot be read)."""
+    try:
+        return _PostingBlocks(packed, folder, fd)
+    except (OSError, ValueError, zstandard.ZstdError):
+        return None
 
 
 def _unpack_postings(packed: dict, folder: Path) -> tuple[list, list]:
