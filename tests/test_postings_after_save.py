@@ -93,6 +93,12 @@ def test_after_a_save_the_process_reads_the_blocks_it_wrote(workspace, tmp_path,
             ws.index.post_docs[ws.index.vocab["orbit"]]  # (kept whole: cut from the blocks with its tail)
             ws.index.post_tfs[ws.index.vocab["orbit"]]
             assert docs._tails and tfs._tails  # (the documents added since the load are held in tails)
+            # Reused by the save: exactly the blocks none of whose tokens' lists was kept or added to.
+            bounds = docs.source.block_tokens.tolist()
+            changed_tokens = {t for t in range(len(docs)) if t in docs._tails or t in tfs._tails
+                              or list.__getitem__(docs, t) is not None or list.__getitem__(tfs, t) is not None}
+            expected = {t0 for t0, t1 in zip(bounds, bounds[1:]) if t1 > t0 and not changed_tokens & set(range(t0, t1))}
+            assert set(_reusable_blocks(ws.index)) == expected and 0 < len(expected) < len(bounds) - 1
 
             ws.save()
             docs, tfs = ws.index.post_docs, ws.index.post_tfs
