@@ -650,14 +650,15 @@ class IndexStore:
                            "the index was not saved (it is caught up on the next start)")
             return
         del blocks, state  # (the blocks' 31 MB at 100,000 files go before the file is read again)
-        if fd is not None:
-            # Nothing was added since the packing (the lists written are the lists held): the process reads its
-            # postings from the file just written, and lets go of the documents added since it loaded (a tail
-            # per word of every file edited, 14 MB after 90 edits at 100,000 files) and of the old file. The
-            # next save reuses every block untouched since this one instead of packing again every block an
-            # edit ever touched.
+        if fd is not None and index.version != version:
+            os.close(fd)  # (a document came or went since the packing: the lists written are not the lists held)
+        elif fd is not None:
+            # The process reads its postings from the file just written, and lets go of the documents added since
+            # it loaded (a tail per word of every file edited, 14 MB after 90 edits at 100,000 files) and of the
+            # old file. The next save reuses every block untouched since this one instead of packing again every
+            # block an edit ever touched.
             written = _opened_blocks(postings, self.path.parent, fd)
-            if written is not None and index.version == version and len(index.post_docs) == len(written.lengths):
+            if written is not None and len(index.post_docs) == len(written.lengths):
                 index.set_postings(*_lazy_posting_lists(written))
         self._delete_postings_files(keep=name)
         with contextlib.suppress(sqlite3.OperationalError):  # busy: the pages are reused, or freed next time
