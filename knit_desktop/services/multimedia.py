@@ -26,7 +26,20 @@ def multimedia_available() -> tuple[bool, str]:
             _state = (False, str(exc) or type(exc).__name__)
         else:
             _state = (True, "")
+            convert_frames_on_the_cpu()
     return _state
+
+
+def convert_frames_on_the_cpu() -> None:
+    """Make `QVideoFrame.toImage()` (the preview's frames, the video posters) convert on the CPU.
+
+    Where the platform offers OpenGL (X11, Wayland) Qt converts each frame through a GPU context of its own; with
+    Mesa's software renderer that loads llvmpipe and LLVM: 75 MB resident and 40 ms for the first 320x240 frame,
+    against 2 MB and 2 ms on the CPU, whose colours are also the closer to FFmpeg's. Qt takes the CPU path when the
+    application forbids GL-based widgets, and Knit's widgets draw with the raster engine anyway."""
+    from PySide6.QtCore import QCoreApplication, Qt
+
+    QCoreApplication.setAttribute(Qt.ApplicationAttribute.AA_ForceRasterWidgets)
 
 
 @functools.cache
