@@ -252,3 +252,21 @@ def test_a_click_on_the_seek_bar_jumps_there(qtbot, open_app, gallery):
     qtbot.mouseClick(slider, Qt.MouseButton.LeftButton, pos=at)
     assert slider.value() > slider.maximum() * 0.6  # jumped near three quarters, not one page step
     qtbot.waitUntil(lambda: player.player.position() > slider.maximum() * 0.5, timeout=5000)
+
+
+def test_a_broken_video_says_so_in_the_preview_and_keeps_nothing_of_the_last_one(qtbot, open_app, gallery):
+    knit = open_app(gallery, "media")
+    window, preview = knit.window, knit.window.preview
+    player = preview.video_player
+    if player is None:
+        pytest.skip("Qt Multimedia cannot load here")
+    window.grid.select_key("shots/clip.webm")
+    qtbot.waitUntil(lambda: player.slider.maximum() >= 2900, timeout=10_000)
+    window.grid.select_key("shots/broken.mp4")
+    assert (player.slider.maximum(), player.time_label.text()) == (0, "0:00 / 0:00")  # not the WebM's 0:03
+    qtbot.waitUntil(lambda: preview.stack.currentWidget() is preview.message, timeout=10_000)
+    assert preview.message.text().startswith("Cannot show this document: not a playable video")
+    window.grid.select_key("shots/recording.mp4")  # the next video plays as before
+    assert preview.stack.currentWidget() is player
+    qtbot.waitUntil(lambda: player.slider.maximum() >= 1900, timeout=10_000)
+    assert preview.stack.currentWidget() is player and player.time_label.text().endswith("/ 0:02")

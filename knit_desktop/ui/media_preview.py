@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QCoreApplication, QEvent, QPoint, QRect, QSize, Qt, QUrl
+from PySide6.QtCore import QCoreApplication, QEvent, QPoint, QRect, QSize, Qt, QUrl, Signal
 from PySide6.QtGui import QImage, QPainter, QPixmap
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 
 from ..core.media.layout import duration_text
 from ..services import multimedia
+from ..services.thumbnails import UNPLAYABLE_VIDEO, coded
 from .metrics import XS, S
 
 if TYPE_CHECKING:  # QtMultimedia itself loads only once services.multimedia said it can
@@ -169,6 +170,8 @@ class VideoPlayer(QWidget):
     """Play/pause, a seek slider, the time and mute, over Qt's own player (FFmpeg backend). Made only where
     `multimedia.multimedia_available()` says Qt Multimedia loads."""
 
+    failed = Signal(str)  # the opened video cannot be played: a problem code (see wording.problem_text)
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("VideoPlayer")
@@ -211,6 +214,7 @@ class VideoPlayer(QWidget):
             player.durationChanged.connect(self._on_duration)
             player.positionChanged.connect(self._on_position)
             player.playbackStateChanged.connect(lambda _s: self.retranslate())
+            player.errorOccurred.connect(self._on_error)
         return self._player
 
     def _seek(self, ms: int) -> None:
@@ -228,6 +232,8 @@ class VideoPlayer(QWidget):
             self.audio = QAudioOutput(self)
             self.audio.setMuted(self.mute_button.isChecked())
             self.player.setAudioOutput(self.audio)
+        self.slider.setRange(0, 0)  # nothing of the last video while this one loads (or fails to)
+        self.time_label.setText("0:00 / 0:00")
         self.player.setSource(QUrl.fromLocalFile(path))
         self.player.pause()  # shows the first frame without playing
 
@@ -248,6 +254,10 @@ class VideoPlayer(QWidget):
             self.player.pause()
         else:
             self.player.play()
+
+    def _on_error(self, _error: QMediaPlayer.Error, text: str) -> None:
+        if self._player is not None and not self._player.source().isEmpty():
+            self.failed.emit(coded(UNPLAYABLE_VIDEO, text))
 
     def _on_duration(self, ms: int) -> None:
         self.slider.setRange(0, max(0, ms))

@@ -360,6 +360,8 @@ class PreviewPane(QFrame):
         self.image_view = ImageView()
         # None where Qt Multimedia cannot load: a video then shows why instead
         self.video_player = VideoPlayer() if multimedia.multimedia_available()[0] else None
+        if self.video_player is not None:
+            self.video_player.failed.connect(self._on_video_failed)
         self._image_token = 0
         if images is not None:
             images.imageLoaded.connect(self._on_image)
@@ -443,6 +445,10 @@ class PreviewPane(QFrame):
             self._image_token = self.images.load_image(path)
         else:
             self.message.setText(self.tr("No preview for this kind of file yet."))
+
+    def _on_video_failed(self, problem: str) -> None:
+        if self.kind == "video":
+            self._show_problem(problem_text(problem))
 
     def _on_image(self, token: int, image, problem: str) -> None:
         if token != self._image_token or self.kind != "image":
