@@ -26,6 +26,7 @@ from ..sized_cache import SizedCache
 from ..text.tokens import field_counts, is_cjk_char, match_key
 from .doc_table import DocumentTable
 from .documents import DOC_KINDS, MEDIA_KINDS, Document
+from .rel_ids import RelIds
 
 # A snapshot's vocabulary is looked up by binary search over its saved sort order until this many lookups, then
 # the dictionary is built (a one-shot query makes tens; the build of that dictionary was a third of its open).
@@ -279,7 +280,7 @@ class SearchIndex:
         # Field lengths (title, summary, body) of document i at 3i..3i+2: one flat array, not a tuple per
         # document (100,000 tuples of three ints held 15 MB; this holds 1.2 MB and loads as one buffer).
         self.lengths = array("I")
-        self._by_rel: dict[str, int] | None = None if docs is not None and len(docs) else {}
+        self._by_rel: RelIds | None = None if docs is not None and len(docs) else RelIds(self.docs)
         self._vocab: dict[str, int] | None = {}
         self._token_order: Sequence[int] | None = None  # token ids by token, while the dictionary is not built
         self._searches = 0
@@ -306,11 +307,10 @@ class SearchIndex:
     # --- building ------------------------------------------------------------------------------------
 
     @property
-    def by_rel(self) -> dict[str, int]:
-        """Document id by rel, built on first use (a one-shot query never needs it)."""
+    def by_rel(self) -> RelIds:
+        """Document id by rel (live documents), made on first use (a one-shot query never needs it)."""
         if self._by_rel is None:
-            live = self.docs.live()
-            self._by_rel = {rel: i for i, rel in enumerate(self.docs.rels()) if live[i]}
+            self._by_rel = RelIds(self.docs)
         return self._by_rel
 
     @property
