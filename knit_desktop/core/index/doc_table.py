@@ -84,7 +84,9 @@ class TextColumn:
     def __init__(self, blob: bytes | None, starts: np.ndarray, chunks: list[bytes] | None = None,
                  rows: int = TEXT_CHUNK) -> None:
         self._blob = blob  # the whole buffer, when it is held uncompressed
-        self._chunks = chunks or []  # otherwise: zstd frames of `rows` rows each
+        # Otherwise: zstd frames of `rows` rows each; b"" once inflated for good (no bound), the piece in `_open`
+        # then being the only copy.
+        self._chunks = chunks or []
         self.rows = rows  # per piece (the pieces it is saved in, too)
         # Pieces decompressed lately, kept up to this process's bound if it has one (then all let go at once: no
         # order to keep, and two threads reading rows at once cannot trip over each other's bookkeeping).
@@ -95,20 +97,34 @@ class TextColumn:
     def _piece(self, c: int) -> bytes:
         piece = self._open.get(c)
         if piece is None:
-            piece = decompressed(self._chunks[c])
+            frame = self._chunks[c]
+            if not frame:  # inflated meanwhile by another thread, which kept it
+                return self._open[c]
+            piece = decompressed(frame)
             limit = _open_pieces_limit[0]
             if limit is not None and self._open_bytes + len(piece) > limit:
                 self._open.clear()
                 self._open_bytes = 0
             self._open[c] = piece
             self._open_bytes += len(piece)
+            if limit is None:
+                # Kept inflated for as long as the column lives: its compressed frame is not read again but to
+                # save, which compresses the piece anew (the window holds every piece of a 100,000-document index
+                # inflated, 13 MB, and held their 6 MB of frames besides). Set after the piece is in `_open`, so a
+                # save in another thread finds one or the other.
+                self._chunks[c] = b""
         return piece
+
+    def _frame(self, c: int) -> bytes:
+        """Piece `c` compressed, as the snapshot keeps it."""
+        frame = self._chunks[c]
+        return frame if frame else compressed(self._open[c])
 
     def buffer(self) -> bytes:
         """The whole buffer (not kept decompressed when it is not already)."""
         if self._blob is not None:
             return self._blob
-        return b"".join(map(decompressed, self._chunks))
+        return b"".join(self._open[c] if not frame else decompressed(frame) for c, frame in enumerate(self._chunks))
 
     def merged(self, count: int, values: dict[int, bytes]) -> TextColumn:
         """This column extended to `count` values with `values` (row -> encoded value) in place of its own."""
@@ -134,7 +150,7 @@ class TextColumn:
     def packed(self) -> list[bytes]:
         """The column as the snapshot keeps it: its pieces, compressed."""
         if self._blob is None:
-            return self._chunks
+            return [self._frame(c) for c in range(len(self._chunks))]
         blob, starts = self._blob, self.starts
         if not len(self):
             return [compressed(b"")]
