@@ -88,3 +88,29 @@ def test_a_loaded_index_holds_no_string_per_document_to_find_its_ids(make_worksp
     assert held < 3000 * 40, held  # 16 bytes a document (hash and row), and some slack
     assert np.array_equal(by_rel.ids_of(list(_expected(ws))), np.array(list(_expected(ws).values())))
     ws.close()
+
+
+def test_a_folder_walk_after_a_save_that_only_removed_files_finds_the_folders_documents(make_workspace):
+    """A save that removes files and adds none keeps the saved order by rel as it was, each removed row in its old
+    place: the documents below a folder are still all found, and a file deleted there is forgotten by a walk of it."""
+    names = ["docs/a.md", "docs/b.md", "m.md", "n.md", "z.md", "docs2/c.md", "笔记/d.md", "a.md", "a.md.bak"]
+    others = [f"p/{k:02d}.md" for k in range(30)]  # (a snapshot with too many removed rows is not loaded)
+    root = make_workspace({rel: f"# {rel}\n\nkestrel\n" for rel in names + others})
+    Workspace.open_persistent(str(root)).close()
+    for rel in ("m.md", "n.md", "a.md"):  # removed, nothing added: saved in the order as it was
+        (root / rel).unlink()
+    ws = Workspace.open_persistent(str(root))
+    ws.save()  # (what the window does a little after its watcher's changes)
+    ws.close()
+    ws = Workspace.open_persistent(str(root))
+    assert ws.last_refresh.loaded_from == "snapshot"
+    assert not ws.index.docs.columns.alive.all()
+    expected = _expected(ws)
+    for prefixes in (("docs/",), ("docs2/",), ("笔记/",), ("docs/", "z"), ("p/0", "p/2")):
+        assert sorted(ws.index.by_rel.under(prefixes)) == sorted((r, i) for r, i in expected.items()
+                                                                 if r.startswith(prefixes)), prefixes
+    (root / "docs/b.md").unlink()
+    ws.refresh(folders=["docs"])
+    assert "docs/b.md" not in ws.index.by_rel
+    assert sorted(ws.index.by_rel) == sorted(["docs/a.md", "docs2/c.md", "z.md", "笔记/d.md", *others])  # (no .bak)
+    ws.close()

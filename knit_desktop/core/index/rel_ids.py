@@ -142,11 +142,15 @@ class RelIds(MutableMapping[str, int]):
         columns = self._docs.columns
         if not len(self._rows) or columns is None:
             return out
-        order, alive, text, gone = columns.rel_order, columns.alive, columns.texts["rel"], self._gone
+        alive, text, gone = columns.alive, columns.texts["rel"], self._gone
+        # The rows alive at the load, in the saved order. A row removed before the save is not always first: a save
+        # that added no row kept the order as it was, the removed row in its old place with "" for a rel, and a
+        # search through that order went astray (a folder's documents were not found, its deleted files never
+        # forgotten). Left out, the others are in order whatever the snapshot (0.2 ms at 100,000 documents).
+        order = columns.rel_order[alive[columns.rel_order]]
 
-        def rel_at(k: int) -> str:  # (rows removed before the save were ordered as "": first)
-            row = order.item(k)
-            return text[row] if alive.item(row) else ""
+        def rel_at(k: int) -> str:
+            return text[order.item(k)]
 
         seen: set[int] = set()
         positions = range(len(order))
@@ -164,7 +168,7 @@ class RelIds(MutableMapping[str, int]):
         name = text.all().__getitem__ if sum(hi - lo for lo, hi in spans) * 8 > len(order) else text.__getitem__
         for lo, hi in spans:
             for row in order[lo:hi].tolist():
-                if row not in gone and row not in seen and alive.item(row):
+                if row not in gone and row not in seen:
                     seen.add(row)
                     out.append((name(row), row))
         return out
