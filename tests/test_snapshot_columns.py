@@ -690,3 +690,29 @@ def test_rows_added_after_the_open_take_their_place_in_the_tie_break_order(monke
     live = np.flatnonzero(table.live())
     by_rank = live[np.argsort(table.rel_rank()[live])].tolist()
     assert by_rank == sorted(live.tolist(), key=lambda i: table[i].rel)
+
+
+def test_rows_added_after_a_save_that_only_removed_files_tie_in_order_of_their_names(make_workspace):
+    """The last tie-break of a ranking is the order by name. A save that removes documents and adds none keeps the
+    saved order as it was, each removed row in its old place; the documents added after such a snapshot was
+    loaded are still put among the others in order of their names, as a fresh build orders them."""
+    from tests.conftest import NOW_MS, write_file
+
+    mtime = NOW_MS - 86_400_000
+    names = [f"k/n{k:02d}.md" for k in range(30)]
+    root = make_workspace({rel: ("# Note\n\nkestrel\n", mtime) for rel in names})
+    Workspace.open_persistent(str(root)).close()
+    (root / "k/n15.md").unlink()  # the middle of the order by name; nothing added: saved in the order as it was
+    ws = Workspace.open_persistent(str(root))
+    ws.save()
+    ws.close()
+    ws = Workspace.open_persistent(str(root))
+    assert ws.last_refresh.loaded_from == "snapshot"
+    assert not ws.index.docs.columns.alive.all()
+    for rel in ("k/a.md", "k/n07b.md", "k/n20b.md"):
+        write_file(root, rel, "# Note\n\nkestrel\n", mtime)
+    ws.refresh()
+    ranked = [r.doc.rel for r in ws.rank(RankInput.from_query("kestrel"), now_ms=NOW_MS).hits]
+    assert len(ranked) == len(names) - 1 + 3
+    assert ranked == sorted(ranked)  # (every document alike: tied all through)
+    ws.close()
