@@ -114,3 +114,23 @@ def test_a_folder_walk_after_a_save_that_only_removed_files_finds_the_folders_do
     assert "docs/b.md" not in ws.index.by_rel
     assert sorted(ws.index.by_rel) == sorted(["docs/a.md", "docs2/c.md", "z.md", "笔记/d.md", *others])  # (no .bak)
     ws.close()
+
+
+def test_listing_every_files_status_reads_the_documents_by_id(make_workspace, monkeypatch):
+    """`index --json` lists every file's status. Looking each document up again by its rel checks the rel the
+    index holds, at 100,000 files 0.3 s more than the listing itself: the documents are read by id."""
+    ws = _build(make_workspace, 300)
+    root = Path(ws.root)
+    write_file(root, "docs/bad.pdf", b"not a pdf")  # a file that is not indexed: its row's status
+    (root / "docs/n0000.md").unlink()
+    write_file(root, "added.md", "# Added\n")
+    ws.refresh()
+    expected = {rel: ws.statuses[rel] for rel in ws.statuses}
+    assert expected["docs/bad.pdf"].state == "failed" and expected["added.md"].state == "indexed"
+    lookups = []
+    get = RelIds.get
+    monkeypatch.setattr(RelIds, "get", lambda self, rel, default=None: lookups.append(rel) or get(self, rel, default))
+    assert list(ws.statuses.items()) == list(expected.items())
+    assert list(ws.statuses.values()) == list(expected.values())
+    assert not [rel for rel in lookups if expected[rel].state == "indexed"]  # (only the others are checked)
+    ws.close()

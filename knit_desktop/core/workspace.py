@@ -11,7 +11,7 @@ import os
 import sqlite3
 import time
 import weakref
-from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, ItemsView, Iterator, Mapping, Sequence, ValuesView
 from dataclasses import dataclass, field
 from operator import methodcaller
 from typing import TYPE_CHECKING
@@ -135,6 +135,40 @@ class StatusView(Mapping):
 
     def __len__(self) -> int:
         return len(self._ws.index.by_rel) + sum(1 for rel in self._ws._rows if rel not in self._ws.index.by_rel)
+
+    def items(self) -> ItemsView[str, FileStatus]:
+        return _StatusItems(self)
+
+    def values(self) -> ValuesView[FileStatus]:
+        return _StatusValues(self)
+
+    def _pairs(self) -> Iterator[tuple[str, FileStatus]]:
+        """(rel, status) of every file, in the order of `__iter__`. The documents are read by id, not each looked
+        up again by its rel: a lookup by rel checks the rel the index holds (`RelIds`), and listing 100,000 files
+        that way (`index --json`) took 0.3 s more."""
+        index = self._ws.index
+        docs = index.docs
+        for i in np.flatnonzero(docs.live()).tolist():
+            doc = docs[i]
+            assert doc is not None
+            yield doc.rel, FileStatus(doc.rel, "indexed", doc.status_note)
+        by_rel = index.by_rel
+        yield from ((rel, FileStatus(rel, row.state, row.reason)) for rel, row in list(self._ws._rows.items())
+                    if rel not in by_rel)
+
+
+class _StatusItems(ItemsView):
+    _mapping: StatusView
+
+    def __iter__(self) -> Iterator[tuple[str, FileStatus]]:
+        return self._mapping._pairs()
+
+
+class _StatusValues(ValuesView):
+    _mapping: StatusView
+
+    def __iter__(self) -> Iterator[FileStatus]:
+        return (status for _, status in self._mapping._pairs())
 
 
 @dataclass
