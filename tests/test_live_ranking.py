@@ -129,3 +129,34 @@ def test_a_conversation_faster_than_one_ranking_still_sees_rankings(qtbot, make_
         assert len(computed) <= 10, f"{len(computed)} of 20 rankings computed: superseded ones were not skipped"
     finally:
         live.stop()
+
+
+def test_the_window_makes_the_lookup_by_name_off_the_gui_thread_when_its_index_opens(qtbot, make_workspace, monkeypatch):
+    """The hashes that find a document by its name (37 ms at 100,000 documents) are made by the indexer's thread as
+    the index opens, not at the first lookup, which the GUI thread can make (is a previewed file indexed?)."""
+    import threading
+
+    from knit_desktop.core.index.rel_ids import RelIds
+    from knit_desktop.core.workspace import Workspace
+
+    root = make_workspace({f"n{i}.md": f"# Note {i}\n\norbit" for i in range(30)}).resolve()
+    Workspace.open_persistent(str(root)).close()  # saved: the window loads it from its snapshot
+    made_on: list[str] = []
+    real = RelIds._hashed
+
+    def recording(self):
+        if self._by_hash is None:
+            made_on.append(threading.current_thread().name)
+        return real(self)
+
+    monkeypatch.setattr(RelIds, "_hashed", recording)
+    monkeypatch.setattr("knit_desktop.core.index.rel_ids.BULK_LOOKUP", 1)  # (the walk is looked up at once, as at 100,000)
+    live = LiveRanking(workspace=str(root), persistent=True, follow=False)
+    opened = []
+    live.indexOpened.connect(lambda report: opened.append(list(made_on)))
+    live.start()
+    try:
+        qtbot.waitUntil(lambda: bool(opened), timeout=10_000)
+    finally:
+        live.stop()
+    assert opened[0] and threading.main_thread().name not in opened[0]

@@ -123,6 +123,9 @@ class IndexWorker(Worker):
         except Exception as exc:  # reported, never raised into Qt's event loop
             self.failed.emit(FAILED_OPEN, error_text(exc))
             return
+        # Made here, not at the first lookup by rel, which can come from the GUI thread (the preview asks whether a
+        # document is indexed).
+        self.workspace.index.by_rel.prepare()
         settle_heap()
         self._update_lease()
         self.opened.emit(self.mailbox.post(self.workspace.last_refresh))

@@ -44,6 +44,12 @@ class RelIds(MutableMapping[str, int]):
 
     # --- one rel -------------------------------------------------------------------------------------
 
+    def prepare(self) -> None:
+        """Make the array of hashes now, on the calling thread (the first lookup of one rel makes it otherwise,
+        on whichever thread asks: 37 ms at 100,000 documents)."""
+        if len(self._rows):
+            self._hashed()
+
     def _hashed(self) -> tuple[np.ndarray, np.ndarray]:
         if self._by_hash is None:
             columns = self._docs.columns
