@@ -229,6 +229,19 @@ class DocumentColumns:
         self.rel_order = rel_order  # row ids by rel (a removed row's rel is ""), the ranking's last tie-break
         self.count = len(alive)
 
+    def live_in_rel_order(self) -> np.ndarray:
+        """The positions in `rel_order` of the rows alive at the save: the rows among which a rel is searched
+        (`find_rel`). A removed row is not always first in `rel_order`: a save that added no row kept the order as
+        it was, the removed row in its old place with "" for a rel, and a search through the whole order went
+        astray (a folder's documents were not found, rows added since were put out of name order)."""
+        return np.flatnonzero(self.alive[self.rel_order])
+
+    def find_rel(self, live: np.ndarray, rel: str, lo: int = 0) -> int:
+        """The first k (from `lo`) where the rel of row `rel_order[live[k]]` is not below `rel` (`live`: from
+        `live_in_rel_order`), by binary search, decoding a rel per step."""
+        order, text = self.rel_order, self.texts["rel"]
+        return bisect.bisect_left(range(len(live)), rel, lo=lo, key=lambda k: text[order.item(live.item(k))])
+
     @classmethod
     def of_rows(cls, rows: list[RowValues | None]) -> DocumentColumns:
         empty: RowValues = ("", "", "", "", 0, 0, False, "", _NO_PAGES, "")
@@ -528,18 +541,10 @@ class DocumentTable:
     def _rel_order_with_added(self, columns: DocumentColumns) -> np.ndarray:
         """The columns' order with the rows added since put in their places, each found by bisection: sorting
         every rel again took 65 ms at 100,000 documents, on the first query after any file was edited."""
-        rel_text, order = columns.texts["rel"], columns.rel_order
-        # Searched among the rows alive at the open only: a row removed before the save is not always first (a
-        # save that added no row kept the order as it was, the removed row in its old place with "" for a rel),
-        # and a search through such an order put the rows added since in the wrong places.
-        live_at = np.flatnonzero(columns.alive[order])
-
-        def rel_at(k: int) -> str:
-            return rel_text[order.item(live_at.item(k))]
-
+        order, live = columns.rel_order, columns.live_in_rel_order()
         added = sorted((doc.rel if doc is not None else "", i) for i, doc in enumerate(self._added, start=self._base))
-        places = [bisect.bisect_left(range(len(live_at)), rel, key=rel_at) for rel, _ in added]
-        places = [live_at.item(k) if k < len(live_at) else len(order) for k in places]
+        places = [columns.find_rel(live, rel) for rel, _ in added]
+        places = [live.item(k) if k < len(live) else len(order) for k in places]
         return np.insert(order, places, [i for _, i in added])
 
     def row_values(self) -> list[RowValues | None]:
