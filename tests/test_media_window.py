@@ -19,6 +19,15 @@ from .media_fixtures import copy_video, make_png, truncated_video
 from .test_window import SCREENSHOTS, distinct_colours, wall_ms
 
 
+def click_tile(qtbot, window, key: str) -> None:
+    """Click the grid's tile of `key` with the mouse, as a user picks a picture or a video."""
+    grid = window.grid
+    index = grid.model().index(grid.model().row_of(key), 0)
+    assert index.isValid(), key
+    grid.scrollTo(index)
+    qtbot.mouseClick(grid.viewport(), Qt.MouseButton.LeftButton, pos=grid.visualRect(index).center())
+
+
 @pytest.fixture
 def open_app(qtbot, tmp_path, settings):
     opened: list[KnitApp] = []
@@ -168,7 +177,7 @@ def test_image_preview_fits_and_zooms_and_the_video_player_plays(qtbot, open_app
     player = preview.video_player
     # Qt's player and sink (and with them the FFmpeg backend, about 13 MB) come with the first video shown.
     assert player.findChildren(QMediaPlayer) == [] and player.findChildren(QVideoSink) == []
-    window.grid.select_key("shots/recording.mp4")
+    click_tile(qtbot, window, "shots/recording.mp4")
     assert preview.stack.currentWidget() is player
     assert len(player.findChildren(QMediaPlayer)) == 1
     qtbot.waitUntil(lambda: player.slider.maximum() >= 1900, timeout=10_000)
@@ -260,13 +269,13 @@ def test_a_broken_video_says_so_in_the_preview_and_keeps_nothing_of_the_last_one
     player = preview.video_player
     if player is None:
         pytest.skip("Qt Multimedia cannot load here")
-    window.grid.select_key("shots/clip.webm")
+    click_tile(qtbot, window, "shots/clip.webm")
     qtbot.waitUntil(lambda: player.slider.maximum() >= 2900, timeout=10_000)
-    window.grid.select_key("shots/broken.mp4")
+    click_tile(qtbot, window, "shots/broken.mp4")
     assert (player.slider.maximum(), player.time_label.text()) == (0, "0:00 / 0:00")  # not the WebM's 0:03
     qtbot.waitUntil(lambda: preview.stack.currentWidget() is preview.message, timeout=10_000)
     assert preview.message.text().startswith("Cannot show this document: not a playable video")
-    window.grid.select_key("shots/recording.mp4")  # the next video plays as before
+    click_tile(qtbot, window, "shots/recording.mp4")  # the next video plays as before
     assert preview.stack.currentWidget() is player
     qtbot.waitUntil(lambda: player.slider.maximum() >= 1900, timeout=10_000)
     assert preview.stack.currentWidget() is player and player.time_label.text().endswith("/ 0:02")
