@@ -3,7 +3,7 @@
 Shared by the memory evals (`test_memory_quality.py` on our own set, `test_memory_heldout.py` on the held-out set)
 and runnable on its own to compare the sets in one go, including a set kept outside the repository:
 
-    PYTHONPATH=. python -m tests.eval.memory_eval                      # own + the seven held-out sets
+    PYTHONPATH=. python -m tests.eval.memory_eval                      # own + the eight held-out sets
     PYTHONPATH=. python -m tests.eval.memory_eval /work/memeval        # …and a set at DIR (corpus/ + cases.json)
     PYTHONPATH=. python -m tests.eval.memory_eval --misses held-out 5  # …with the misses of a named set
 
@@ -41,6 +41,7 @@ HELDOUT4 = (HERE / "memory_heldout4", HERE / "memory_heldout4_cases.json")
 HELDOUT5 = (HERE / "memory_heldout5", HERE / "memory_heldout5_cases.json")
 HELDOUT6 = (HERE / "memory_heldout6", HERE / "memory_heldout6_cases.json")
 HELDOUT7 = (HERE / "memory_heldout7", HERE / "memory_heldout7_cases.json")
+HELDOUT8 = (HERE / "memory_heldout8", HERE / "memory_heldout8_cases.json")
 NOT_MEMORY = {"SOURCES.md"}
 
 
@@ -229,7 +230,7 @@ def main(argv: list[str]) -> None:
         show = ""
     sets = [("own", *OWN), ("held-out", *HELDOUT), ("held-out 2", *HELDOUT2), ("held-out 3", *HELDOUT3),
             ("held-out 4", *HELDOUT4), ("held-out 5", *HELDOUT5), ("held-out 6", *HELDOUT6),
-            ("held-out 7", *HELDOUT7)]
+            ("held-out 7", *HELDOUT7), ("held-out 8", *HELDOUT8)]
     for extra in (a for a in argv if not a.startswith("--")):
         folder = Path(extra)
         sets.append((folder.name, folder / "corpus", folder / "cases.json"))
