@@ -11,7 +11,19 @@ engine was run on them. Where sets 6 and 7 made every paraphrase share no word w
 shares one or two content words with the entry that answers it and says the rest differently, the partial overlap of
 the hidden set's paraphrases.
 
-The first blind reading is still to be made: the floors below are placeholders and `BEHIND` is empty until it is.
+The first blind reading, made once the set was committed:
+
+    top-1 / top-3   engine (first run)   BM25 over entries
+    exact             0.88 0.88            0.88 0.88
+    paraphrase        0.64 0.79            0.33 0.64
+    status            0.69 0.77            0.62 0.85
+    long_log          0.45 0.55            0.27 0.55
+    heading_trap      1.00 1.00            0.89 0.89
+    boundary          0.77 0.92            0.69 0.92
+    all               0.70 0.80            0.53 0.75
+
+The engine is behind the baseline on status questions in the top 3 (10 of 13 against 11): `BEHIND` allows that one
+question and no more. Long logs are its weakest category (5 of 11 right first).
 """
 
 from __future__ import annotations
@@ -19,9 +31,9 @@ from __future__ import annotations
 from .memory_eval import HELDOUT8, check_held_out, check_well_formed, memory_files, scored, tokens
 
 HELD_OUT = HELDOUT8
-MIN_TOP1 = 0.0
-MIN_TOP3 = 0.0
-BEHIND: dict[tuple[str, str], int] = {}  # questions the engine may be behind the baseline by, where it is now
+MIN_TOP1 = 0.70
+MIN_TOP3 = 0.80
+BEHIND: dict[tuple[str, str], int] = {("status", "top3"): 1}  # questions the engine may be behind the baseline by, where it is now
 
 
 def test_the_eighth_held_out_set_is_well_formed(held_out_cases):
