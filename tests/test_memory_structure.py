@@ -152,3 +152,53 @@ def test_a_legend_row_is_no_answer_to_a_status_question(tmp_path):
     assert first_hit(libraries, "分身功能实机测试通过了吗") == "clones.md:5-5"
     # …and a question about a symbol's meaning still finds the legend.
     assert first_hit(libraries, "what does the ❌ symbol mean in the tests column").startswith("marketmaker-progress.md:")
+
+
+LEDGER = """# Runtime ledger
+
+## Update: canonical identity (Phase 2A)
+
+```text
+Task: canonical identity
+Owner: Codex
+Tests:
+  - 67 domain contract tests pass
+  - full suite: 610 tests, 0 failures, 8 errors, 0 skips
+  - all 8 full-suite errors are repository transaction setup
+    errors caused by the MySQL authentication setting
+Findings:
+  - Rabbit redelivery reuses the request id but may execute again; no
+    duplicate suppression is claimed.
+  - The context factory no longer creates UUIDs.
+Next dependency:
+  - rewrite the lifecycle bridge plan before further production changes
+```
+
+## Update: build output
+
+```text
+$ make
+cc -o app main.c
+ld: warning: no symbols
+done in 2.1s
+0 errors
+OK
+```
+"""
+
+
+def test_a_record_kept_in_a_plain_text_fence_is_read_item_by_item(tmp_path):
+    """A ledger that keeps each update as a ```text record: its fields and items are entries, each hit a few lines
+    that answer, not the whole 16-line block."""
+    (library,) = folder(tmp_path, {"ledger.md": LEDGER})
+    phase = library.chapter("Update: canonical identity (Phase 2A)")
+    # Fields with a value are items, a field over a list (`Tests:`) opens its first item and is the others' heading.
+    assert [(e.start, e.end, e.heading) for e in phase.entries] == [
+        (6, 6, ""), (7, 7, ""), (8, 9, "Tests"), (10, 10, "Tests"), (11, 12, "Tests"), (13, 15, "Findings"),
+        (16, 16, "Findings"), (17, 18, "Next dependency")]
+    assert phase.entries[3].text == "- full suite: 610 tests, 0 failures, 8 errors, 0 skips"
+    assert first_hit([library], "does Rabbit redelivery suppress duplicate execution?") == "ledger.md:13-15"
+    assert first_hit([library], "why did the eight full-suite errors happen?") == "ledger.md:11-12"
+    # Output that is not a record (few lines are items or fields) stays one code block, with its fences.
+    (output,) = library.chapter("Update: build output").entries
+    assert (output.start, output.end, output.style) == (23, 30, "code")

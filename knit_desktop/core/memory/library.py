@@ -383,6 +383,57 @@ def _unwrapped(lines: list[str]) -> list[str]:
     return out
 
 
+# A fenced block of plain text that holds a record rather than code: a ledger's "Task: … / Tests: / - 58 tests pass"
+# kept in a ```text block. Read as the Markdown it is written like, its fields and items become entries of their
+# own; kept as one code block, the whole record (40 lines and more) was a single hit, too long to be an answer.
+PLAIN_FENCES = frozenset({"text", "txt", "plaintext", "plain"})
+RECORD_FIELD = re.compile(r"^([^\s:：\-*+#][^:：]{0,40})[:：](\s.*)?$")
+RECORD_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)、])\s+\S")
+RECORD_MIN_LINES = 6  # a shorter block is one entry as it is
+
+
+def _records_opened(lines: list[str]) -> list[str]:
+    """`lines` with each unindented plain-text fenced block that holds a record (RECORD_MIN_LINES lines or more, at
+    least half of them items or `Key:` fields, none a heading) written out as the Markdown it stands for, every line
+    where it was: the fences become a blank line and a `---` rule (which ends the record's last field), a field
+    with nothing after its colon (`Tests:`) a `###` heading over the items under it, a field with a value (`Owner:
+    Codex`) an item of its own, and the items, indented under their field, are moved left by their common indent
+    (Markdown would take them for the continuation of the line above)."""
+    out = lines
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if not line.startswith(("```", "~~~")):
+            i += 1
+            continue
+        marker, info = line[:3], line[3:].strip().lower()
+        end = next((k for k in range(i + 1, len(lines)) if lines[k].strip().startswith(marker)), None)
+        if end is None:
+            break
+        body = [b for b in lines[i + 1 : end] if b.strip()]
+        if (info in PLAIN_FENCES and len(body) >= RECORD_MIN_LINES
+                and not any(b.lstrip().startswith(("#", "```", "~~~")) for b in body)
+                and 2 * sum(1 for b in body if RECORD_ITEM.match(b) or RECORD_FIELD.match(b)) >= len(body)):
+            if out is lines:
+                out = list(lines)
+            out[i], out[end] = "", "---"
+            shift = min((len(b) - len(b.lstrip()) for b in body if b[:1].isspace()), default=0)
+            for k in range(i + 1, end):
+                text = out[k]
+                if not text.strip():
+                    continue
+                if text[:1].isspace():
+                    out[k] = text[shift:] if text[:shift].isspace() else text.lstrip()
+                    continue
+                field = RECORD_FIELD.match(text)
+                if field is not None and not (field.group(2) or "").strip():
+                    out[k] = "### " + field.group(1).strip()
+                elif not RECORD_ITEM.match(text):
+                    out[k] = "- " + text
+        i = end + 1
+    return out
+
+
 def _chapter_heads(lines: list[str]) -> list[int]:
     """The `##` lines, outside fenced code blocks."""
     heads: list[int] = []
@@ -407,7 +458,7 @@ def _implicit_title(entry: Entry) -> str:
 
 
 def parse_library(path: str, text: str, names: dict[str, str] | None = None) -> Library:
-    lines = _unwrapped(text.splitlines())
+    lines = _records_opened(_unwrapped(text.splitlines()))
     stem = Path(path).stem
     h1 = ""
     library_tags: list[str] = []
