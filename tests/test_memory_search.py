@@ -331,6 +331,19 @@ def test_a_status_entry_says_where_it_stands_in_its_own_words():
     assert search([risks], "一键回归脚本进展到哪一步了")[0].location == "risks.md:5-5"
 
 
+def test_not_started_is_an_open_state_in_both_languages():
+    # A tracker's table says "未开始" / "not started" for each task it has not begun: those rows say where the task
+    # stands (open), as an unchecked box does, and answer "has X started?".
+    from knit_desktop.core.memory.search import _states
+    for row in ("| cancel方法 | 未开始 | - |", "| 导出 | 未实现 |", "| cancel button | not started | - |",
+                "- retry: not implemented"):
+        assert _states(row) == (True, False), row
+    tracker = lib("# 实施跟踪\n\n## 状态概览\n| 功能 | 状态 | 开始日期 |\n|---|---|---|\n| execute方法 | 进行中 | 2025/3/24 |\n"
+                  "| cancel方法 | 未开始 | - |\n\n## 检查清单\n\n#### 周二\n\n- [ ] 实现cancel方法\n- [ ] 实现validate方法\n",
+                  name="tracker.md")
+    assert search([tracker], "cancel 方法开始做了吗？")[0].location == "tracker.md:7-7"
+
+
 def test_a_one_word_entry_does_not_outrank_the_entry_that_answers_on_its_shortness():
     # Both entries hold "backup" once; the one-word item is shorter than half the average entry, which BM25 alone
     # would reward more than the path the question asks for.

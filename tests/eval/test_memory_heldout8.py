@@ -22,12 +22,13 @@ The first blind reading, made once the set was committed:
     boundary          0.77 0.92            0.69 0.92
     all               0.70 0.80            0.53 0.75
 
-The engine is behind the baseline on status questions in the top 3 (10 of 13 against 11): `BEHIND` allows that one
-question and no more. Long logs were its weakest category (5 of 11 right first): the 730-line ledger keeps each
+The engine is behind the baseline on status questions in the top 3 (10 of 13 against 11): `BEHIND` allowed that one
+question until the change below. Long logs were its weakest category (5 of 11 right first): the 730-line ledger keeps each
 update as a ```text record of fields and items, which was one code block, one hit of 20 to 46 lines. With such
 records read item by item (`library._records_opened`, the first change made after this reading): all 0.76 / 0.89,
 long_log 0.73 / 0.82, status 0.77 / 0.85, exact 1.00 / 1.00, boundary 0.77 / 1.00 (the baseline, over the same
-entries, 0.60 / 0.82).
+entries, 0.60 / 0.82). With "未开始" / "not started" read as an open state (a tracker's table row says where its
+task stands as an unchecked box does): all 0.77 / 0.90, status 0.85 / 0.92, no longer behind the baseline there.
 """
 
 from __future__ import annotations
@@ -35,9 +36,9 @@ from __future__ import annotations
 from .memory_eval import HELDOUT8, check_held_out, check_well_formed, memory_files, scored, tokens
 
 HELD_OUT = HELDOUT8
-MIN_TOP1 = 0.75
-MIN_TOP3 = 0.88
-BEHIND: dict[tuple[str, str], int] = {("status", "top3"): 1}  # questions the engine may be behind the baseline by, where it is now
+MIN_TOP1 = 0.77
+MIN_TOP3 = 0.89
+BEHIND: dict[tuple[str, str], int] = {}  # questions the engine may be behind the baseline by, where it is now
 
 
 def test_the_eighth_held_out_set_is_well_formed(held_out_cases):

@@ -107,10 +107,11 @@ PROGRESS_WORDS = ("做到哪", "到哪了", "到哪一步", "哪一步", "进度
                   "实现了吗", "关闭了吗", "关了吗", "做完了吗", "还在", "还是已完成", "status", "progress",
                   "where was i", "where did i", "how far", "done yet", "finished yet", "still", "is it done")
 # "待" + a verb is work still to do ("待完善功能", "待验证", "待联调"); "待" alone is not ("期待", "等待", "对待").
-OPEN_WORDS = ("进行中", "未完成", "待办", "待修", "待开始", "待定", "待完善", "待实现", "待优化", "待验证", "待验收",
+OPEN_WORDS = ("进行中", "未完成", "未开始", "未实现", "未启动", "未处理", "未修复", "没开始", "待办", "待修", "待开始", "待定", "待完善", "待实现", "待优化", "待验证", "待验收",
               "待联调", "待处理", "待测", "待补", "待做", "待发", "暂缓", "阻塞", "搁置", "暂停", "不可用", "暂时",
               "还没", "尚未", "卡在", "卡住", "未解决", "剩下", "剩余", "todo", "in progress", "in_progress",
-              "in-progress", "ongoing", "wip", "pending", "blocked", "backlog", "not yet", "stuck", "on hold",
+              "in-progress", "ongoing", "wip", "pending", "blocked", "backlog", "not yet", "not started",
+              "not implemented", "stuck", "on hold",
               "paused", "unavailable", "broken", "failing", "remaining", "left to build", "☐", "[ ]", "⏳", "🔄",
               "🚧", "⏸")
 CLOSED_WORDS = ("已完成", "已结束", "完结", "已结项", "已关闭", "关闭", "完成", "通过", "已修复", "已解决", "解决了",
