@@ -121,6 +121,8 @@ def test_postings_from_the_flat_run_equal_one_list_per_term_in_document_order(mo
     "camelCaseWords and snake_case_words, mtimeMs mtime_ms MTIMEMS a1b2c3 x9 __init__ 2026Q3",
     "Café naïve résumé: non-ASCII Latin letters split runs",
     "缩略图缓存的问题 and the cacheEviction plan 排序算法 — 相关性",
+    "a缓b 缓 x缓存y 𠀀𠀁𠀂 rare ideographs 𠀀x", "lone \udc80surrogate\udcff bytes mid_word\udce9s",
+    "é_word café9 ñandú: letters outside ASCII cut runs",
     "", "   ", "!!!",
 ])
 def test_field_counts_are_every_run_key_counted_in_first_seen_order(text):
@@ -134,6 +136,25 @@ def test_field_counts_are_every_run_key_counted_in_first_seen_order(text):
     counts, length = field_counts(text)
     assert list(counts.items()) == list(expected.items())
     assert length == len(runs) + sum(map(len, cjk_run().findall(text)))
+
+
+def test_document_stats_lists_each_key_once_title_first_with_its_count_in_every_field():
+    rng = random.Random(7)
+    for i in range(300):
+        doc = random_doc(rng, i)
+        if i % 3 == 0:
+            doc.title = ""
+        if i % 4 == 0:
+            doc.summary = ""
+        if i == 5:  # a count past what a uint16 column holds is capped
+            doc.body = "cache " * 70_000
+        stats = document_stats(doc)
+        fields = [field_counts(text)[0] if text else {} for text in field_sources(doc)]
+        expected_tokens = list({**fields[0], **fields[1], **fields[2]})
+        assert stats.tokens == expected_tokens
+        for column, counts in zip((stats.title, stats.summary, stats.body), fields):
+            assert list(column) == [min(counts.get(token, 0), 65535) for token in expected_tokens]
+        assert stats.lengths == tuple(field_counts(text)[1] if text else 0 for text in field_sources(doc))
 
 
 def test_the_radix_order_of_token_ids_is_numpys_stable_order():

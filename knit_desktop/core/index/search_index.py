@@ -81,12 +81,31 @@ def document_stats(doc: Document) -> TokenStats:
         field_counts(t) if t else ({}, 0) for t in field_sources(doc)
     )
     title, summary, body = _capped(title), _capped(summary), _capped(body)
-    tokens = list({**title, **summary, **body} if title or summary else body)  # every key once, title's first
-    return TokenStats(
-        (title_len, summary_len, body_len), tokens,
-        *(array("H", map(counts.get, tokens, repeat(0))) if counts else array("H", bytes(2 * len(tokens)))
-          for counts in (title, summary, body)),
-    )
+    lengths = (title_len, summary_len, body_len)
+    if not title and not summary:
+        tokens = list(body)
+        return TokenStats(lengths, tokens, _zeros(len(tokens)), _zeros(len(tokens)), array("H", body.values()))
+    # Every key once, the title's first, then the summary's, then the body's others in their order. Each column
+    # is read from its own dict in C where the keys are in its order: only the few keys of the title and the
+    # summary are looked up one by one (each of the three columns looked up every key: a sixth of a worker's
+    # counting time).
+    head = {**title, **summary}
+    body_only = dict(body)
+    for key in head:
+        body_only.pop(key, None)
+    tokens = [*head, *body_only]
+    rest = len(body_only)
+    title_counts = array("H", title.values())
+    title_counts.extend(_zeros(len(tokens) - len(title)))
+    summary_counts = array("H", map(summary.get, head, repeat(0)))
+    summary_counts.extend(_zeros(rest))
+    body_counts = array("H", map(body.get, head, repeat(0)))
+    body_counts.extend(array("H", body_only.values()))
+    return TokenStats(lengths, tokens, title_counts, summary_counts, body_counts)
+
+
+def _zeros(n: int) -> array:
+    return array("H", bytes(2 * n))
 
 
 def _stable_order(keys: np.ndarray) -> np.ndarray:
