@@ -65,6 +65,9 @@ class Prepared:
     stats: TokenStats
     local_ids: array | None = None
     vocabulary: WorkerVocabulary | None = None
+    # The vocabulary ids of all its words, when each had one already as its chunk arrived (looked up for the
+    # whole chunk at once): a word's id never changes once given.
+    known_ids: array | None = None
 
     def __reduce__(self) -> tuple:  # (see Document.__reduce__: one comes back per file)
         return (Prepared, (self.doc, self.refs, self.stats, self.local_ids, self.vocabulary))
@@ -72,6 +75,8 @@ class Prepared:
     def token_ids(self, index: SearchIndex) -> array | None:
         """The vocabulary ids of the document's words in `index` (typecode "I"), or None when `stats.tokens` has
         the words."""
+        if self.known_ids is not None:
+            return self.known_ids
         if self.local_ids is None or self.vocabulary is None:
             return None
         return self.vocabulary.token_ids(self.local_ids, index)
@@ -96,6 +101,27 @@ class WorkerVocabulary:
             grown = np.full(max(len(self.words), 2 * len(self.tids)), UNNUMBERED, dtype=np.uint32)
             grown[: len(self.tids)] = self.tids
             self.tids = grown
+
+    def known_ids(self, local_ids: Sequence[array]) -> list[array | None]:
+        """For each document's numbers, their vocabulary ids when every one has an id already, else None (that
+        document adds words to the vocabulary as it is added: `token_ids` then). In a few NumPy passes for the
+        whole chunk: the passes for each document were a fifth of the indexing process's time."""
+        sizes = np.fromiter(map(len, local_ids), dtype=np.int64, count=len(local_ids))
+        ends = np.cumsum(sizes)
+        starts = ends - sizes
+        found = self.tids[np.frombuffer(b"".join(local_ids), dtype=np.uint32)]
+        unnumbered = np.concatenate(([0], np.cumsum(found == UNNUMBERED)))
+        complete = (unnumbered[ends] == unnumbered[starts]).tolist()
+        values = memoryview(found.tobytes())
+        out: list[array | None] = []
+        for whole, start, end in zip(complete, (4 * starts).tolist(), (4 * ends).tolist()):
+            if whole:
+                ids = array("I")
+                ids.frombytes(values[start:end])
+                out.append(ids)
+            else:
+                out.append(None)
+        return out
 
     def token_ids(self, local_ids: array, index: SearchIndex) -> array:
         numbers = np.frombuffer(local_ids, dtype=np.uint32)
@@ -196,7 +222,11 @@ def _decoded(result: NumberedChunk, vocabularies: dict[str, WorkerVocabulary]) -
     if vocabulary is None:  # (not setdefault: that made a vocabulary, a NumPy buffer, for every chunk)
         vocabulary = vocabularies[key] = WorkerVocabulary()
     vocabulary.extend(first, words)
-    return [Prepared(o.doc, o.refs, o.stats, o.local_ids, vocabulary) if isinstance(o, Prepared) else o
+    prepared = [o for o in outcomes if isinstance(o, Prepared)]
+    if not prepared:
+        return outcomes
+    known = iter(vocabulary.known_ids([cast(array, o.local_ids) for o in prepared]))
+    return [Prepared(o.doc, o.refs, o.stats, o.local_ids, vocabulary, next(known)) if isinstance(o, Prepared) else o
             for o in outcomes]
 
 
