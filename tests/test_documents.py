@@ -1,7 +1,9 @@
 import os
+import random
 
 import pytest
 
+from knit_desktop.core.index import documents
 from knit_desktop.core.index.documents import (
     BODY_CAP_BYTES,
     SkipFile,
@@ -166,3 +168,15 @@ def test_pymupdf_loads_with_the_first_pdf_not_with_the_window():
             "knit_desktop.core.workspace; print('pymupdf' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "False", out.stderr
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_line_without_markup_characters_is_stripped_to_the_same_text(seed):
+    """A line with none of the characters inline markup needs skips the markup passes: it must come out as the
+    passes make it."""
+    rng = random.Random(seed)
+    pieces = ["word", " ", "  ", "\t", "!", "(", ")", "]", "#", "Café", "缓存", "2026", "-", ".", "<b>", "\u00a0",
+              "[", "`", "_", "*", "~~", "~", "![", "](x.md)"]
+    for _ in range(2000):
+        line = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 14)))
+        assert documents.strip_inline(line) == documents._strip_markup(line)
