@@ -145,6 +145,34 @@ def test_changed_and_touched_files_go_through_the_workers_too(make_workspace, th
     ws.close()
 
 
+def test_workers_send_no_text_a_persistent_index_reads_from_the_file(make_workspace, through_workers, monkeypatch):
+    """A store holds no copy of a Markdown or text file's body (it reads the file again): the workers of a build
+    for it send those documents back without their text, and the index still answers with the text."""
+    root = _mixed_workspace(make_workspace({}), notes=20)
+    received: list[Outcome] = []
+
+    def recording(result, vocabularies):
+        received.extend(result[3])
+        return decoded(result, vocabularies)
+
+    decoded = preparing._decoded
+    monkeypatch.setattr(preparing, "_decoded", recording)
+    ws = Workspace.open_persistent(str(root))
+    sent = {o.doc.rel: o.doc for o in received if isinstance(o, preparing.Prepared)}
+    assert {sent[rel].body for rel in ("notes/n1.md", "notes/plain.txt", "notes/gb.txt")} == {""}
+    assert "hiring plan on page three" in sent["docs/report.pdf"].body  # (a PDF's text is stored: it comes back)
+    assert ws.index.get("notes/n1.md").body == (root / "notes/n1.md").read_text()
+    assert ws.index.get("notes/gb.txt").body == "缩略图缓存的问题和计划。"
+    pack = ws.context(RankInput.from_query("retry backoff"), now_ms=NOW_MS)
+    assert any("retry backoff" in p.snippet.lower() for item in pack.primary for p in item.passages)
+    ws.close()
+
+    received.clear()
+    alone = Workspace.open(str(root))  # without a store, the documents keep their text in memory: it comes back
+    assert "retry backoff" in alone.index.get("notes/n1.md").body
+    assert {o.doc.rel for o in received if isinstance(o, preparing.Prepared) and o.doc.body} >= {"notes/n1.md"}
+
+
 def crashing_work(tasks: Sequence[FileTask], root: str) -> list[Outcome]:
     """What a worker runs, except that a file named `crash…` brings the process down with a segmentation fault,
     as PyMuPDF can on a hostile PDF."""

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .index.boundary import OUTSIDE_REASON, WorkspaceNotFound, display_rel, links_outside
-from .index.documents import MEDIA_KINDS, Document, kind_for_name
+from .index.documents import BODY_FROM_FILE_KINDS, MEDIA_KINDS, Document, kind_for_name
 from .index.links import LinkGraph, LinkResolver, Ref, build_graph
 from .index.pins import Pins
 from .index.scan import (
@@ -463,7 +463,11 @@ class Workspace:
         workers = worker_count()
         if workers < 1:
             return None
-        return prepare_in_processes([self._task(c) for c in todo], self.root, workers)
+        # A store that keeps what is indexed holds no copy of a Markdown or text file's body, and reads the file
+        # again when its text is needed: the workers need not send it back (without a store, or with one open read
+        # only, the documents keep their bodies in memory).
+        bodies = self.store is None or self.store.read_only
+        return prepare_in_processes([self._task(c) for c in todo], self.root, workers, bodies=bodies)
 
     def _task(self, cand: Candidate) -> FileTask:
         from .index.preparing import FileTask
@@ -546,7 +550,7 @@ class Workspace:
                 # the metadata (a 100,000-document build held every body, half a gigabyte, until it ended).
                 for rel in self._batch_rels:
                     doc = self.index.get(rel)
-                    if doc is not None and type(doc) is Document and doc.body:
+                    if doc is not None and type(doc) is Document and (doc.body or doc.kind in BODY_FROM_FILE_KINDS):
                         self.index.swap_document(self.store.stored_copy(doc))
         except BaseException:
             for rel in self._batch_rels:

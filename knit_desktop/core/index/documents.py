@@ -16,6 +16,11 @@ DOC_KINDS = ("md", "txt", "pdf", "html", "docx", "epub", "xps", "fb2", "mobi", "
 LARGE_READ_KINDS = frozenset({"pdf", "docx", "epub", "xps", "fb2", "mobi", "cbz"})
 ZIP_KINDS = frozenset({"docx", "epub", "xps", "cbz"})  # their directory is at the end: a cut file is unreadable
 MEDIA_KINDS = ("image", "video")
+# Kinds whose body is the file's own text: a persistent index reads it back from the file when needed instead of
+# storing it. They are most of a workspace, and their copies were 60% of the index on disk; decoding one costs what
+# reading the stored copy does. Every other kind keeps its extracted text in its row (a PDF or a DOCX is slow to
+# extract).
+BODY_FROM_FILE_KINDS = frozenset({"md", "txt"})
 
 EXTENSION_KINDS = {
     "md": "md",

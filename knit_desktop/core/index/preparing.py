@@ -24,7 +24,14 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 
 from .boundary import OutsideWorkspace
-from .documents import Document, SkipFile, content_hash, extract_document, read_indexed_bytes
+from .documents import (
+    BODY_FROM_FILE_KINDS,
+    Document,
+    SkipFile,
+    content_hash,
+    extract_document,
+    read_indexed_bytes,
+)
 from .links import Ref, extract_refs
 from .scan import FileStatus
 from .search_index import SearchIndex, TokenStats, document_stats
@@ -192,9 +199,12 @@ _WORKER_KEY: list[str] = []  # in a worker: a name for its numbering, unique eve
 _WORKER_WORDS: dict[str, int] = {}  # in a worker: every word it has sent, with its number
 
 
-def numbered_chunk(work: ChunkWork, tasks: Sequence[FileTask], root: str) -> NumberedChunk:
+def numbered_chunk(work: ChunkWork, tasks: Sequence[FileTask], root: str, bodies: bool = True) -> NumberedChunk:
     """What a worker runs on a chunk: `work`, with each prepared document's words replaced by this worker's
-    numbers. Returns the worker's key, the first new number, the words numbered in this chunk, the outcomes."""
+    numbers. Returns the worker's key, the first new number, the words numbered in this chunk, the outcomes.
+    Without `bodies`, a document whose body is its file's text (BODY_FROM_FILE_KINDS) comes back without it: a
+    persistent index stores no copy of it and reads the file again when the text is needed (sending the text
+    back was a sixth of the data a build's workers sent, pickled and unpickled for nothing)."""
     if not _WORKER_KEY:
         _WORKER_KEY.append(f"{os.getpid()}-{os.urandom(8).hex()}")
     numbers = _WORKER_WORDS
@@ -203,6 +213,8 @@ def numbered_chunk(work: ChunkWork, tasks: Sequence[FileTask], root: str) -> Num
     outcomes = work(tasks, root)
     for i, outcome in enumerate(outcomes):
         if isinstance(outcome, Prepared):
+            if not bodies and outcome.doc.kind in BODY_FROM_FILE_KINDS:
+                outcome.doc.body = ""
             tokens = outcome.stats.tokens
             ids = list(map(numbers.get, tokens))
             if None in ids:
@@ -286,12 +298,13 @@ class _Workers:
 
 
 def prepare_in_processes(
-    tasks: Sequence[FileTask], root: str, workers: int, work: ChunkWork = prepare_files
+    tasks: Sequence[FileTask], root: str, workers: int, work: ChunkWork = prepare_files, bodies: bool = True
 ) -> Generator[Outcome, None, None]:
     """The outcomes of `prepare_file` for `tasks`, in their order, prepared by `workers` spawned processes a chunk
     at a time (in this process if they cannot start). Closing the iterator early (a time budget spent, indexing
     cancelled) stops the workers. `work` is what a worker runs on a chunk (a module-level function: the workers
-    import it by name)."""
+    import it by name). Without `bodies`, the documents of BODY_FROM_FILE_KINDS prepared by a worker come without
+    their body (see numbered_chunk)."""
     from concurrent.futures.process import BrokenProcessPool
 
     chunks = deque(tasks[i : i + CHUNK_FILES] for i in range(0, len(tasks), CHUNK_FILES))
@@ -309,7 +322,7 @@ def prepare_in_processes(
         while chunks or in_flight:
             while chunks and len(in_flight) < workers * CHUNKS_IN_FLIGHT_PER_WORKER:
                 chunk = chunks.popleft()
-                in_flight.append((chunk, pool.get().submit(numbered_chunk, work, chunk, root)))
+                in_flight.append((chunk, pool.get().submit(numbered_chunk, work, chunk, root, bodies)))
             chunk, future = in_flight.popleft()
             try:
                 outcomes = _decoded(future.result(), vocabularies)
@@ -320,7 +333,7 @@ def prepare_in_processes(
                 in_flight.clear()
                 pool.discard()
                 if isinstance(exc, BrokenProcessPool):  # read this one again a file at a time: find the culprit
-                    outcomes = list(_one_at_a_time(chunk, root, pool, work, vocabularies))
+                    outcomes = list(_one_at_a_time(chunk, root, pool, work, vocabularies, bodies))
                 else:  # (say, a result too big to send back)
                     outcomes = [prepare_file(task, root) for task in chunk]
             yield from outcomes
@@ -332,12 +345,12 @@ def prepare_in_processes(
 
 
 def _one_at_a_time(chunk: Sequence[FileTask], root: str, pool: _Workers, work: ChunkWork,
-                   vocabularies: dict[str, WorkerVocabulary]) -> Iterator[Outcome]:
+                   vocabularies: dict[str, WorkerVocabulary], bodies: bool) -> Iterator[Outcome]:
     from concurrent.futures.process import BrokenProcessPool
 
     for task in chunk:
         try:
-            yield from _decoded(pool.get().submit(numbered_chunk, work, [task], root).result(), vocabularies)
+            yield from _decoded(pool.get().submit(numbered_chunk, work, [task], root, bodies).result(), vocabularies)
         except BrokenProcessPool:
             pool.discard()
             yield FileStatus(task.rel, "failed", CRASHED_REASON)

@@ -41,6 +41,7 @@ import zstandard
 from .boundary import OutsideWorkspace, os_path
 from .doc_table import DocumentColumns, DocumentTable, RowValues, compressed, decompressed
 from .documents import (
+    BODY_FROM_FILE_KINDS,
     TRUNCATED_NOTE,
     Document,
     SkipFile,
@@ -81,10 +82,6 @@ COMPACT_GROWTH = 2
 COMPACT_MIN_PAGES = 256  # (1 MB of 4 kB pages: below that there is little to win)
 COMPACT_BUSY_S = 1.0  # how long a compaction waits for another process's write before leaving it to a later save
 CACHED_BODIES = 64  # bodies a store keeps after reading them (about two context packs' worth)
-# Kinds whose body is the file's own text: it is read back from the file when needed instead of being stored.
-# They are most of a workspace, and their copies were 60% of the index on disk; decoding one costs what reading
-# the stored copy does. Every other kind keeps its extracted text in the row (a PDF or a DOCX is slow to extract).
-BODY_FROM_FILE_KINDS = frozenset({"md", "txt"})
 
 # `files` is keyed by the file's name alone (WITHOUT ROWID): with a rowid, its primary key was a second B-tree
 # holding every name again (1.36 MB of a 20,000-file index of 10 MB). A content hash is kept as its 16 bytes, not
