@@ -21,7 +21,7 @@ from knit_desktop.core.index.doc_table import (
     decompressed,
 )
 from knit_desktop.core.index.documents import Document
-from knit_desktop.core.index.search_index import VOCAB_SEARCHES
+from knit_desktop.core.index.search_index import VOCAB_SEARCHES, SearchIndex
 from knit_desktop.core.index.store import POSTINGS_SUFFIX, IndexStore, StoredDocument
 from knit_desktop.core.paths import index_db_path
 from knit_desktop.core.workspace import RankInput, Workspace
@@ -716,3 +716,25 @@ def test_rows_added_after_a_save_that_only_removed_files_tie_in_order_of_their_n
     assert len(ranked) == len(names) - 1 + 3
     assert ranked == sorted(ranked)  # (every document alike: tied all through)
     ws.close()
+
+
+class _HeldLists(list):
+    """Posting lists of another list type: packed a token at a time, as lists loaded from a snapshot are."""
+
+
+@pytest.mark.parametrize("block", [1, 7, 64, store_module.POSTINGS_BLOCK])
+def test_lists_held_in_memory_pack_into_the_blocks_packed_a_token_at_a_time(block, monkeypatch):
+    """An index built from scratch joins each block of its lists in one go: the blocks, their bounds and the
+    lengths come out as packing the lists one token at a time makes them."""
+    monkeypatch.setattr(store_module, "POSTINGS_BLOCK", block)
+    rng = np.random.default_rng(3)
+    for tokens in (0, 1, 2, 50, 300):
+        sizes = rng.integers(1, 40, tokens)
+        docs = [array("I", rng.integers(0, 10**6, n).tolist()) for n in sizes]
+        tfs = [tuple(array("H", rng.integers(0, 4, n).tolist()) for _ in range(3)) for n in sizes]
+        index = SearchIndex()
+        index.tokens = [f"t{i}" for i in range(tokens)]
+        index.set_postings(docs, tfs)
+        joined = store_module._pack_postings(index)
+        index.set_postings(_HeldLists(docs), _HeldLists(tfs))
+        assert joined == store_module._pack_postings(index)

@@ -991,6 +991,9 @@ def _pack_postings(index: SearchIndex) -> dict:
     ends at the first token boundary past POSTINGS_BLOCK entries, and is compressed as soon as it is complete:
     a save holds one block uncompressed, not every posting (126 MB at 100,000 files). A block of the loaded
     snapshot whose lists did not change is written again as it is, without being decompressed."""
+    post_docs, post_tfs = index.post_docs, index.post_tfs
+    if type(post_docs) is list and type(post_tfs) is list:
+        return _pack_listed_postings(post_docs, post_tfs)
     lengths = array("I")
     bounds = [0]
     blocks: list[bytes] = []
@@ -1029,6 +1032,29 @@ def _pack_postings(index: SearchIndex) -> dict:
         tid += 1
     if len(block[0]) or bounds[-1] != count or not blocks:
         close(block, count)
+    return {"lengths": compressed(lengths.tobytes()), "block_tokens": bounds, "blocks": blocks}
+
+
+def _pack_listed_postings(post_docs: list[array], post_tfs: list[tuple[array, array, array]]) -> dict:
+    """`_pack_postings` for lists all held in memory (an index built here, not loaded from a snapshot): the same
+    blocks, each joined from its tokens' lists in C instead of a token at a time (at 20,000 documents, 41,000
+    tokens were looped over in Python)."""
+    count = len(post_docs)
+    lengths = array("I", map(len, post_docs))
+    bounds = [0]
+    blocks: list[bytes] = []
+    start, filled = 0, 0
+    for tid, size in enumerate(lengths):  # a block ends at the first token boundary past POSTINGS_BLOCK entries
+        if filled >= POSTINGS_BLOCK:
+            bounds.append(tid)
+            filled = 0
+        filled += size
+    if bounds[-1] != count or count == 0:
+        bounds.append(count)
+    for start, end in zip(bounds, bounds[1:]):
+        tfs = post_tfs[start:end]
+        block = b"".join((b"".join(post_docs[start:end]), *(b"".join([t[f] for t in tfs]) for f in range(3))))
+        blocks.append(bytes(memoryview(_BLOCK_ZSTD.compress(block))))
     return {"lengths": compressed(lengths.tobytes()), "block_tokens": bounds, "blocks": blocks}
 
 
