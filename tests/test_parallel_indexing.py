@@ -311,3 +311,31 @@ def test_no_worker_outlives_the_process_that_started_it(make_workspace, mode):
         for pid in _processes_marked(marker):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
+
+
+def test_a_worker_numbers_the_words_as_it_counts_them(monkeypatch):
+    """In a worker, a document's words come out as the worker's numbers, in the order and with the counts the
+    words have, also once the cache of runs was emptied (the numbers stay)."""
+    import random
+
+    from knit_desktop.core.index.search_index import document_stats
+
+    monkeypatch.setattr(preparing, "RUN_KEY_NAMES_LIMIT", 5)  # emptied again and again
+    monkeypatch.setattr(preparing, "_WORKER_WORD_LIST", [])
+    monkeypatch.setattr(preparing, "_WORKER_WORDS", preparing._WordNumbers())
+    monkeypatch.setattr(preparing, "_RUN_NUMBERS", preparing._RunNumbers())
+    monkeypatch.setattr(preparing, "_NUMBERING", [True])
+    rng = random.Random(4)
+    words = "cache Cache caches mtimeMs mtime_ms w123 123 the 缩略图缓存 排序算法 snake_case_words a".split()
+    for i in range(60):
+        def text(n):
+            return " ".join(rng.choice(words) for _ in range(n))
+
+        markdown = f"# {text(rng.randint(0, 3))}\n\n{text(rng.randint(0, 8))}\n\n{text(rng.randint(0, 40))}\n"
+        prepared = preparing.prepare_file(FileTask("", f"n{i}.md", "md", 0, 0), "/", data=markdown.encode())
+        expected = document_stats(prepared.doc)
+        assert prepared.stats.tokens == []
+        assert [preparing._WORKER_WORD_LIST[n] for n in prepared.local_ids] == expected.tokens
+        assert (prepared.stats.title, prepared.stats.summary, prepared.stats.body) == \
+            (expected.title, expected.summary, expected.body)
+        assert prepared.stats.lengths == expected.lengths

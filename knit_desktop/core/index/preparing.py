@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
+from ..text.tokens import RUN_KEY_NAMES_LIMIT, run_keys
 from .boundary import OutsideWorkspace
 from .documents import (
     BODY_FROM_FILE_KINDS,
@@ -34,7 +35,7 @@ from .documents import (
 )
 from .links import Ref, extract_refs
 from .scan import FileStatus
-from .search_index import SearchIndex, TokenStats, document_stats
+from .search_index import SearchIndex, TokenStats, counted_fields, document_stats, field_sources
 
 if TYPE_CHECKING:  # the process pool is imported when a build uses it, not by every command that opens an index
     from concurrent.futures import Future, ProcessPoolExecutor
@@ -185,6 +186,9 @@ def prepare_file(task: FileTask, root: str, data: bytes | None = None) -> Outcom
     try:
         doc = extract_document(task.path, task.rel, task.kind, task.mtime_ms, task.size, data, root)
         refs = extract_refs(doc.body) if doc.kind == "md" else []
+        if _NUMBERING[0]:  # in a worker, preparing a chunk: the words are numbered as they are counted
+            lengths, numbers, columns = counted_fields(field_sources(doc), _RUN_NUMBERS, _WORKER_WORDS)
+            return Prepared(doc, refs, TokenStats(lengths, [], *columns), array("I", numbers))
         return Prepared(doc, refs, document_stats(doc))
     except Exception as exc:  # noqa: BLE001 - this file's failure, never the workspace's
         return failure_status(task.rel, exc)
@@ -195,8 +199,33 @@ def prepare_files(tasks: Sequence[FileTask], root: str) -> list[Outcome]:
     return [prepare_file(task, root) for task in tasks]
 
 
+class _WordNumbers(dict[str, int]):
+    """In a worker: every word it has numbered, with its number (the next one, given on a miss)."""
+
+    def __missing__(self, word: str) -> int:
+        number = self[word] = len(_WORKER_WORD_LIST)
+        _WORKER_WORD_LIST.append(word)
+        return number
+
+
+class _RunNumbers(dict[str, tuple[int, ...]]):
+    """In a worker: the numbers of a Latin run's keys (`text.run_keys`), by run, so counting a document yields
+    its words' numbers directly: looking each counted word up again to number it was a tenth of a worker's time
+    (a large dictionary, read at random). Emptied past RUN_KEY_NAMES_LIMIT runs, as the keys' own cache is; the
+    numbers stay."""
+
+    def __missing__(self, run: str) -> tuple[int, ...]:
+        if len(self) >= RUN_KEY_NAMES_LIMIT:
+            self.clear()
+        numbers = self[run] = tuple(_WORKER_WORDS[key] for key, _ in run_keys(run))
+        return numbers
+
+
 _WORKER_KEY: list[str] = []  # in a worker: a name for its numbering, unique even when a pid is reused
-_WORKER_WORDS: dict[str, int] = {}  # in a worker: every word it has sent, with its number
+_WORKER_WORD_LIST: list[str] = []  # in a worker: every word it has numbered, by number
+_WORKER_WORDS = _WordNumbers()
+_RUN_NUMBERS = _RunNumbers()
+_NUMBERING = [False]  # True while a worker prepares a chunk (numbered_chunk)
 
 
 def numbered_chunk(work: ChunkWork, tasks: Sequence[FileTask], root: str, bodies: bool = True) -> NumberedChunk:
@@ -207,25 +236,22 @@ def numbered_chunk(work: ChunkWork, tasks: Sequence[FileTask], root: str, bodies
     back was a sixth of the data a build's workers sent, pickled and unpickled for nothing)."""
     if not _WORKER_KEY:
         _WORKER_KEY.append(f"{os.getpid()}-{os.urandom(8).hex()}")
-    numbers = _WORKER_WORDS
-    first = len(numbers)
-    new: list[str] = []
-    outcomes = work(tasks, root)
+    first = len(_WORKER_WORD_LIST)
+    _NUMBERING[0] = True
+    try:
+        outcomes = work(tasks, root)
+    finally:
+        _NUMBERING[0] = False
     for i, outcome in enumerate(outcomes):
         if isinstance(outcome, Prepared):
             if not bodies and outcome.doc.kind in BODY_FROM_FILE_KINDS:
                 outcome.doc.body = ""
-            tokens = outcome.stats.tokens
-            ids = list(map(numbers.get, tokens))
-            if None in ids:
-                for k, word in enumerate(tokens):
-                    if ids[k] is None:
-                        ids[k] = numbers[word] = len(numbers)
-                        new.append(word)
-            counted = outcome.stats  # (rebuilt directly: dataclasses.replace walks the fields in Python)
-            stats = TokenStats(counted.lengths, [], counted.title, counted.summary, counted.body)
-            outcomes[i] = Prepared(outcome.doc, outcome.refs, stats, array("I", cast(list[int], ids)))
-    return _WORKER_KEY[0], first, new, outcomes
+            if outcome.local_ids is None:  # (prepared without numbering: its words are numbered now)
+                counted = outcome.stats  # (rebuilt directly: dataclasses.replace walks the fields in Python)
+                stats = TokenStats(counted.lengths, [], counted.title, counted.summary, counted.body)
+                ids = array("I", map(_WORKER_WORDS.__getitem__, counted.tokens))
+                outcomes[i] = Prepared(outcome.doc, outcome.refs, stats, ids)
+    return _WORKER_KEY[0], first, _WORKER_WORD_LIST[first:], outcomes
 
 
 def _decoded(result: NumberedChunk, vocabularies: dict[str, WorkerVocabulary]) -> list[Outcome]:

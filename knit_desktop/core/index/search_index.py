@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left
-from collections.abc import Callable, MutableMapping, Sequence
+from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
 from typing import Any, cast
@@ -23,7 +23,7 @@ from typing import Any, cast
 import numpy as np
 
 from ..sized_cache import SizedCache
-from ..text.tokens import field_counts, is_cjk_char, match_key
+from ..text.tokens import RUN_KEY_NAMES, K, is_cjk_char, keyed_counts, match_key
 from .doc_table import DocumentTable
 from .documents import DOC_KINDS, MEDIA_KINDS, Document
 from .rel_ids import RelIds
@@ -43,7 +43,7 @@ TERM_CACHE_BYTES = 8 * 1024 * 1024
 PENDING_POSTINGS = 1 << 20
 
 
-def _capped(counts: dict[str, int]) -> dict[str, int]:
+def _capped(counts: dict[K, int]) -> dict[K, int]:
     """The counts with none above TF_MAX (what a uint16 column holds); almost always the same dict."""
     if counts and max(counts.values()) > TF_MAX:
         for token, n in counts.items():
@@ -77,23 +77,33 @@ class TokenStats:
 
 def document_stats(doc: Document) -> TokenStats:
     """Cut a document's fields into index keys and count them (the costly half of `SearchIndex.add`)."""
+    lengths, tokens, columns = counted_fields(field_sources(doc), RUN_KEY_NAMES)
+    return TokenStats(lengths, tokens, *columns)
+
+
+def counted_fields(
+    texts: tuple[str, str, str], run_keys_of: Mapping[str, tuple[K, ...]], gram_key: Mapping[str, K] | None = None
+) -> tuple[tuple[int, int, int], list[K], tuple[array, array, array]]:
+    """The field lengths, every key once (the title's first, then the summary's, then the body's others in their
+    order) and each field's count of each key, as `text.keyed_counts` gives the keys (strings, or numbers
+    standing for them)."""
     (title, title_len), (summary, summary_len), (body, body_len) = (
-        field_counts(t) if t else ({}, 0) for t in field_sources(doc)
+        keyed_counts(t, run_keys_of, gram_key) if t else ({}, 0) for t in texts
     )
     title, summary, body = _capped(title), _capped(summary), _capped(body)
     lengths = (title_len, summary_len, body_len)
     if not title and not summary:
-        tokens = list(body)
-        return TokenStats(lengths, tokens, _zeros(len(tokens)), _zeros(len(tokens)), array("H", body.values()))
-    # Every key once, the title's first, then the summary's, then the body's others in their order. Each column
-    # is read from its own dict in C where the keys are in its order: only the few keys of the title and the
-    # summary are looked up one by one (each of the three columns looked up every key: a sixth of a worker's
-    # counting time).
-    head = {**title, **summary}
-    body_only = dict(body)
+        only = list(body)
+        return lengths, only, (_zeros(len(only)), _zeros(len(only)), array("H", body.values()))
+    # Each column is read from its own dict in C where the keys are in its order: only the few keys of the title
+    # and the summary are looked up one by one (each of the three columns looked up every key: a sixth of a
+    # worker's counting time).
+    head: dict[K, int] = {**title, **summary}
+    body_only: dict[K, int] = dict(body)
     for key in head:
         body_only.pop(key, None)
-    tokens = [*head, *body_only]
+    tokens: list[K] = list(head)
+    tokens.extend(body_only)
     rest = len(body_only)
     title_counts = array("H", title.values())
     title_counts.extend(_zeros(len(tokens) - len(title)))
@@ -101,7 +111,7 @@ def document_stats(doc: Document) -> TokenStats:
     summary_counts.extend(_zeros(rest))
     body_counts = array("H", map(body.get, head, repeat(0)))
     body_counts.extend(array("H", body_only.values()))
-    return TokenStats(lengths, tokens, title_counts, summary_counts, body_counts)
+    return lengths, tokens, (title_counts, summary_counts, body_counts)
 
 
 def _zeros(n: int) -> array:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 import threading
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from functools import cache, lru_cache
+from typing import TypeVar
 
 import Stemmer
 
@@ -201,6 +202,7 @@ RUN_KEY_NAMES_LIMIT = 262144
 # Every byte that LATIN_DOC_RUN does not match, as a space.
 _NOT_WORD_TO_SPACE = bytes(b if chr(b).isascii() and (chr(b).isalnum() or chr(b) == "_") else 32 for b in range(256))
 _RUN_KEY_NAMES = _RunKeyNames()
+RUN_KEY_NAMES: Mapping[str, tuple[str, ...]] = _RUN_KEY_NAMES  # (read only elsewhere)
 
 
 def run_key_names(run: str) -> tuple[str, ...]:
@@ -216,6 +218,18 @@ def field_counts(text: str) -> tuple[dict[str, int], int]:
     One pass over the text for the Latin runs, counted by one Counter fed from C, then the keys of each distinct
     run (cached by run) given its count. The keys come out in the order they first occur, as the ids of new
     vocabulary entries must."""
+    return keyed_counts(text, _RUN_KEY_NAMES)
+
+
+K = TypeVar("K", str, int)
+
+
+def keyed_counts(text: str, run_keys_of: Mapping[str, tuple[K, ...]],
+                 gram_key: Mapping[str, K] | None = None) -> tuple[dict[K, int], int]:
+    """`field_counts` with each key as `run_keys_of` gives a run's keys and `gram_key` a CJK gram's (None: the
+    gram itself): the keys' strings (`_RUN_KEY_NAMES`), or numbers standing for them (a build's worker numbers
+    the keys as it counts them: see index/preparing.py). Keys stand one for one for the strings, so they come
+    out in the same order with the same counts."""
     # The runs are what is left between the bytes that are not word characters, in the text's UTF-8 form (a third
     # faster than the pattern, which finds the same runs): a character outside ASCII is bytes of 0x80 and above
     # there, never a word character, so it cuts runs as the pattern does. (surrogatepass: a lone surrogate is
@@ -225,10 +239,10 @@ def field_counts(text: str) -> tuple[dict[str, int], int]:
     # Each distinct run's keys are looked up once, with its count: a page repeats its words (6 runs for each
     # distinct one in generated English), and a lookup per run in the large cache of run keys cost more than
     # this loop per distinct run.
-    counts: dict[str, int] = {}
+    counts: dict[K, int] = {}
     count = counts.get
     for run, n in Counter(runs).items():
-        for key in _RUN_KEY_NAMES[run]:
+        for key in run_keys_of[run]:
             counts[key] = count(key, 0) + n
     if not text.isascii():  # (checked at C speed; most English text has no CJK run to look for)
         cjk_runs = cjk_run().findall(text)
@@ -236,8 +250,13 @@ def field_counts(text: str) -> tuple[dict[str, int], int]:
         # The pairs and triples of each run, cut from the runs: the look-ahead patterns (`cjk_pair`) found the
         # same grams trying every position of the whole text, twice the time on a Chinese page.
         # (Grams are CJK, Latin keys ASCII: no key is in both. dict.update: Counter's own would add in Python.)
-        dict.update(counts, Counter([run[i : i + 2] for run in cjk_runs for i in range(len(run) - 1)]))
-        dict.update(counts, Counter([run[i : i + 3] for run in cjk_runs for i in range(len(run) - 2)]))
+        for grams in ([run[i : i + 2] for run in cjk_runs for i in range(len(run) - 1)],
+                      [run[i : i + 3] for run in cjk_runs for i in range(len(run) - 2)]):
+            counted = Counter(grams)
+            if gram_key is None:
+                dict.update(counts, counted)
+            else:
+                dict.update(counts, zip(map(gram_key.__getitem__, counted), counted.values()))
     return counts, length
 
 
