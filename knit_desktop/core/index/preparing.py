@@ -233,7 +233,7 @@ def numbered_chunk(work: ChunkWork, tasks: Sequence[FileTask], root: str, bodies
     numbers. Returns the worker's key, the first new number, the words numbered in this chunk, the outcomes.
     Without `bodies`, a document whose body is its file's text (BODY_FROM_FILE_KINDS) comes back without it: a
     persistent index stores no copy of it and reads the file again when the text is needed (sending the text
-    back was a sixth of the data a build's workers sent, pickled and unpickled for nothing)."""
+    back was most of the data a build's workers sent, pickled and unpickled for nothing)."""
     if not _WORKER_KEY:
         _WORKER_KEY.append(f"{os.getpid()}-{os.urandom(8).hex()}")
     first = len(_WORKER_WORD_LIST)

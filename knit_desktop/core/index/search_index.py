@@ -23,7 +23,7 @@ from typing import Any, cast
 import numpy as np
 
 from ..sized_cache import SizedCache
-from ..text.tokens import RUN_KEY_NAMES, K, is_cjk_char, keyed_counts, match_key
+from ..text.tokens import RUN_KEY_NAMES, Key, is_cjk_char, keyed_counts, match_key
 from .doc_table import DocumentTable
 from .documents import DOC_KINDS, MEDIA_KINDS, Document
 from .rel_ids import RelIds
@@ -43,7 +43,7 @@ TERM_CACHE_BYTES = 8 * 1024 * 1024
 PENDING_POSTINGS = 1 << 20
 
 
-def _capped(counts: dict[K, int]) -> dict[K, int]:
+def _capped(counts: dict[Key, int]) -> dict[Key, int]:
     """The counts with none above TF_MAX (what a uint16 column holds); almost always the same dict."""
     if counts and max(counts.values()) > TF_MAX:
         for token, n in counts.items():
@@ -82,8 +82,8 @@ def document_stats(doc: Document) -> TokenStats:
 
 
 def counted_fields(
-    texts: tuple[str, str, str], run_keys_of: Mapping[str, tuple[K, ...]], gram_key: Mapping[str, K] | None = None
-) -> tuple[tuple[int, int, int], list[K], tuple[array, array, array]]:
+    texts: tuple[str, str, str], run_keys_of: Mapping[str, tuple[Key, ...]], gram_key: Mapping[str, Key] | None = None
+) -> tuple[tuple[int, int, int], list[Key], tuple[array, array, array]]:
     """The field lengths, every key once (the title's first, then the summary's, then the body's others in their
     order) and each field's count of each key, as `text.keyed_counts` gives the keys (strings, or numbers
     standing for them)."""
@@ -98,11 +98,11 @@ def counted_fields(
     # Each column is read from its own dict in C where the keys are in its order: only the few keys of the title
     # and the summary are looked up one by one (each of the three columns looked up every key: a sixth of a
     # worker's counting time).
-    head: dict[K, int] = {**title, **summary}
-    body_only: dict[K, int] = dict(body)
+    head: dict[Key, int] = {**title, **summary}
+    body_only: dict[Key, int] = dict(body)
     for key in head:
         body_only.pop(key, None)
-    tokens: list[K] = list(head)
+    tokens: list[Key] = list(head)
     tokens.extend(body_only)
     rest = len(body_only)
     title_counts = array("H", title.values())

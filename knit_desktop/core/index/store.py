@@ -1043,7 +1043,7 @@ def _pack_listed_postings(post_docs: list[array], post_tfs: list[tuple[array, ar
     lengths = array("I", map(len, post_docs))
     bounds = [0]
     blocks: list[bytes] = []
-    start, filled = 0, 0
+    filled = 0
     for tid, size in enumerate(lengths):  # a block ends at the first token boundary past POSTINGS_BLOCK entries
         if filled >= POSTINGS_BLOCK:
             bounds.append(tid)

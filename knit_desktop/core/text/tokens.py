@@ -221,11 +221,11 @@ def field_counts(text: str) -> tuple[dict[str, int], int]:
     return keyed_counts(text, _RUN_KEY_NAMES)
 
 
-K = TypeVar("K", str, int)
+Key = TypeVar("Key", str, int)  # an index key as its string, or a number standing for it
 
 
-def keyed_counts(text: str, run_keys_of: Mapping[str, tuple[K, ...]],
-                 gram_key: Mapping[str, K] | None = None) -> tuple[dict[K, int], int]:
+def keyed_counts(text: str, run_keys_of: Mapping[str, tuple[Key, ...]],
+                 gram_key: Mapping[str, Key] | None = None) -> tuple[dict[Key, int], int]:
     """`field_counts` with each key as `run_keys_of` gives a run's keys and `gram_key` a CJK gram's (None: the
     gram itself): the keys' strings (`_RUN_KEY_NAMES`), or numbers standing for them (a build's worker numbers
     the keys as it counts them: see index/preparing.py). Keys stand one for one for the strings, so they come
@@ -239,7 +239,7 @@ def keyed_counts(text: str, run_keys_of: Mapping[str, tuple[K, ...]],
     # Each distinct run's keys are looked up once, with its count: a page repeats its words (6 runs for each
     # distinct one in generated English), and a lookup per run in the large cache of run keys cost more than
     # this loop per distinct run.
-    counts: dict[K, int] = {}
+    counts: dict[Key, int] = {}
     count = counts.get
     for run, n in Counter(runs).items():
         for key in run_keys_of[run]:
