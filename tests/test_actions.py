@@ -616,3 +616,26 @@ def assert_equal(actual, expected) -> None:
 
 def assert_opened(urls: list[QUrl], expected: QUrl) -> None:
     assert urls and urls[-1] == expected, f"opened {[u.toString() for u in urls]}, expected {expected.toString()}"
+
+
+def test_a_document_shown_from_outside_the_list_stays_when_the_next_ranking_comes(qtbot, open_app, demo_ws):  # noqa: F811
+    """A link, a citation or the tray shows a document the list does not hold; the row selected before must not
+    be selected again by the next ranking (the conversation moved on), whose preview would then replace the
+    document on show: a video the user was watching stopped and the previous row's preview came back."""
+    from knit_desktop.ui.document_model import KeyRole
+
+    knit = open_app()
+    window, preview, ranking = knit.window, knit.window.preview, knit.ranking
+    view = window.list
+    first = window.model.index(window.model.document_rows()[0])
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=view.visualRect(first).center())
+    listed = first.data(KeyRole)
+    qtbot.waitUntil(lambda: preview.isVisible() and preview.rel == listed, timeout=10_000)
+    unlisted = "assets/sync-demo.mp4"
+    assert window.model.row_of(unlisted) < 0  # (the list shows text documents; the video is in the grid)
+    window.show_document(unlisted)
+    assert preview.rel == unlisted
+    with qtbot.waitSignal(ranking.rankingChanged, timeout=10_000):
+        qtbot.keyClicks(window.topic_box, "attachment cache")  # a new topic: a new ranking, as the conversation's
+    qtbot.wait(50)
+    assert (preview.rel, view.current_key()) == (unlisted, "")

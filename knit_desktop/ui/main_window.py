@@ -368,7 +368,10 @@ class MainWindow(QMainWindow):
         """Preview any document (a followed link, a citation, the tray: a listing key): select it when listed."""
         view = self.active_view()
         if not view.select_key(key):
+            # Not listed: no row stays current either, or the next ranking would select that row again and its
+            # preview would replace this document (a video stopped while it was being watched).
             view.clearSelection()
+            view.selectionModel().clearCurrentIndex()
             self.previews.show_listed(key)
 
     def _toggle_preview(self) -> None:
