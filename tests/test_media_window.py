@@ -279,3 +279,26 @@ def test_a_broken_video_says_so_in_the_preview_and_keeps_nothing_of_the_last_one
     assert preview.stack.currentWidget() is player
     qtbot.waitUntil(lambda: player.slider.maximum() >= 1900, timeout=10_000)
     assert preview.stack.currentWidget() is player and player.time_label.text().endswith("/ 0:02")
+
+
+def test_a_video_playing_in_the_preview_plays_on_when_the_next_ranking_comes(qtbot, open_app, gallery):
+    """The conversation moves on while a video plays: the new ranking keeps the video's tile current without
+    showing it again, which stopped the video and put it back at 0:00 with every message."""
+    from PySide6.QtMultimedia import QMediaPlayer
+
+    knit = open_app(gallery, "media")
+    window, preview, ranking = knit.window, knit.window.preview, knit.ranking
+    click_tile(qtbot, window, "shots/recording.mp4")
+    player = preview.video_player
+    if player is None:
+        pytest.skip("Qt Multimedia does not load here")
+    qtbot.waitUntil(lambda: preview.stack.currentWidget() is player and player.slider.maximum() > 0, timeout=10_000)
+    playing = QMediaPlayer.PlaybackState.PlayingState
+    qtbot.mouseClick(player.play_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: player.player.playbackState() == playing and player.player.position() > 0,
+                    timeout=5000)
+    with qtbot.waitSignal(ranking.rankingChanged, timeout=10_000):
+        qtbot.keyClicks(window.topic_box, "screen recording")  # a new topic: a new ranking, as a new message makes
+    qtbot.wait(100)
+    assert window.grid.current_key() == "shots/recording.mp4"
+    assert player.player.playbackState() == playing and player.player.position() > 0

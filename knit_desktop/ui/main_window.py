@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QEvent, QModelIndex, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QModelIndex, QSignalBlocker, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import QMainWindow, QStackedWidget, QVBoxLayout, QWidget
 
@@ -248,8 +248,13 @@ class MainWindow(QMainWindow):
             self.model.set_ranked(result.docs, now)
             self.views.setCurrentWidget(self.list)
         view = self.active_view()
-        if keep and not view.select_key(keep) and self.previews.is_visible():
-            view.clearSelection()
+        if keep:
+            # The row that was current is current again, quietly: its document is what the preview shows already,
+            # and showing it again with every ranking stopped a video at 0:00 and scrolled a page back to its top.
+            with QSignalBlocker(view):
+                kept = view.select_key(keep)
+            if not kept and self.previews.is_visible():
+                view.clearSelection()
         if previous_topic is not None and result.docs.topic != previous_topic:
             view.scrollToTop()  # a new topic: its new top results in view; the selection stays where it is
         self._update_texts()
