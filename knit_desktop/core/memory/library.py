@@ -388,8 +388,12 @@ def _unwrapped(lines: list[str]) -> list[str]:
 # own; kept as one code block, the whole record (40 lines and more) was a single hit, too long to be an answer.
 PLAIN_FENCES = frozenset({"text", "txt", "plaintext", "plain"})
 RECORD_FIELD = re.compile(r"^([^\s:：\-*+#][^:：]{0,40})[:：](\s.*)?$")
-RECORD_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)、])\s+\S")
 RECORD_MIN_LINES = 6  # a shorter block is one entry as it is
+
+
+def _is_item(line: str) -> bool:
+    """A list or numbered item, indented or not (the patterns the entries are cut by)."""
+    return bool(LIST_ITEM.match(line) or NUMBERED_ITEM.match(line))
 
 
 def _records_opened(lines: list[str]) -> list[str]:
@@ -413,7 +417,7 @@ def _records_opened(lines: list[str]) -> list[str]:
         body = [b for b in lines[i + 1 : end] if b.strip()]
         if (info in PLAIN_FENCES and len(body) >= RECORD_MIN_LINES
                 and not any(b.lstrip().startswith(("#", "```", "~~~")) for b in body)
-                and 2 * sum(1 for b in body if RECORD_ITEM.match(b) or RECORD_FIELD.match(b)) >= len(body)):
+                and 2 * sum(1 for b in body if _is_item(b) or RECORD_FIELD.match(b)) >= len(body)):
             if out is lines:
                 out = list(lines)
             out[i], out[end] = "", "---"
@@ -428,7 +432,7 @@ def _records_opened(lines: list[str]) -> list[str]:
                 field = RECORD_FIELD.match(text)
                 if field is not None and not (field.group(2) or "").strip():
                     out[k] = "### " + field.group(1).strip()
-                elif not RECORD_ITEM.match(text):
+                elif not _is_item(text):
                     out[k] = "- " + text
         i = end + 1
     return out
