@@ -622,19 +622,31 @@ def test_a_document_shown_from_outside_the_list_stays_when_the_next_ranking_come
     """A link, a citation or the tray shows a document the list does not hold; the row selected before must not
     be selected again by the next ranking (the conversation moved on), whose preview would then replace the
     document on show: a video the user was watching stopped and the previous row's preview came back."""
+    from PySide6.QtGui import QTextCursor
+
     from knit_desktop.ui.document_model import KeyRole
 
+    (demo_ws / "docs" / "watch-first.md").write_text(
+        "# Watch first\n\nThe sync walkthrough: [the recording](../assets/sync-demo.mp4).\n", encoding="utf-8")
     knit = open_app()
     window, preview, ranking = knit.window, knit.window.preview, knit.ranking
-    view = window.list
-    first = window.model.index(window.model.document_rows()[0])
-    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=view.visualRect(first).center())
-    listed = first.data(KeyRole)
-    qtbot.waitUntil(lambda: preview.isVisible() and preview.rel == listed, timeout=10_000)
+    view, listed = window.list, "docs/watch-first.md"
+    qtbot.waitUntil(lambda: window.model.row_of(listed) >= 0, timeout=10_000)
+    row = window.model.index(window.model.row_of(listed))
+    view.scrollTo(row)
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=view.visualRect(row).center())
+    assert row.data(KeyRole) == listed
+    qtbot.waitUntil(lambda: preview.data is not None and preview.data.rel == listed, timeout=10_000)
+    # Click the link in the preview, as a user follows it to the video (which the list of documents does not hold).
+    browser = preview.browser
+    found = browser.document().find("the recording")
+    assert not found.isNull()
+    cursor = QTextCursor(found)
+    cursor.setPosition(found.selectionStart() + 2)
+    qtbot.mouseClick(browser.viewport(), Qt.MouseButton.LeftButton, pos=browser.cursorRect(cursor).center())
     unlisted = "assets/sync-demo.mp4"
+    qtbot.waitUntil(lambda: preview.rel == unlisted, timeout=10_000)
     assert window.model.row_of(unlisted) < 0  # (the list shows text documents; the video is in the grid)
-    window.show_document(unlisted)
-    assert preview.rel == unlisted
     with qtbot.waitSignal(ranking.rankingChanged, timeout=10_000):
         qtbot.keyClicks(window.topic_box, "attachment cache")  # a new topic: a new ranking, as the conversation's
     qtbot.wait(50)
