@@ -183,6 +183,32 @@ def test_a_user_session_under_real_x(qtbot, knit, tmp_path):
     model = window.grid_model
     qtbot.waitUntil(lambda: all(model.thumbnail(r) is not None for r in range(model.rowCount())), timeout=20_000)
     shot("03-images-after-all")
+
+    # the demo's video: click its tile, click play, then type a topic: the new ranking leaves it playing
+    preview, video = window.preview, "assets/sync-demo.mp4"
+    tile = model.index(model.row_of(video), 0)
+    window.grid.scrollTo(tile)
+    qtbot.wait(100)
+    click(window.grid.viewport(), window.grid.visualRect(tile).center())
+    player = preview.video_player
+    assert player is not None  # the real-X run has Qt Multimedia (selftest checks it too)
+    qtbot.waitUntil(lambda: preview.stack.currentWidget() is player and player.slider.maximum() > 0, timeout=10_000)
+    click(player.play_button)
+    qtbot.waitUntil(lambda: player.player.position() > 300, timeout=10_000)
+    click(window.topic_box)
+    before = window.result
+    xdo("type", "--delay", "30", "sync demo")
+    qtbot.waitUntil(lambda: window.result is not before and knit.ranking.topic == "sync demo", timeout=10_000)
+    qtbot.wait(300)
+    assert window.grid.current_key() == video and preview.rel == video
+    assert player.slider.value() > 300 and player.play_button.toolTip() == ("暂停" if LANGUAGE == "zh_CN" else "Pause")
+    shot("03b-video-plays-on-after-a-new-ranking")
+    click(player.play_button)
+    click(window.topic_box)
+    xdo("key", "ctrl+a", "BackSpace")
+    qtbot.waitUntil(lambda: knit.ranking.topic == "", timeout=5000)
+    click(preview.close_button)
+    qtbot.waitUntil(lambda: not preview.isVisible(), timeout=5000)
     click(window.kind_tabs, window.kind_tabs.tabRect(0).center())
     qtbot.waitUntil(lambda: window.active_view() is window.list and window.model.shown > 0, timeout=10_000)
 
