@@ -75,6 +75,8 @@ def test_the_call_is_in_the_log_before_the_mcp_server_receives_it(dsh_dir, tmp_p
                   script=[{"name": "mcp__knit__knit_docs", "arguments": arguments}], timeout=90)
     assert run.returncode == 0, run.stderr
     assert run.tool_result and run.tool_result.startswith("probe answer 1"), run.stdout
+    # What DSH leaves in a temporary folder stays in the run's home (removed with it), not in the machine's.
+    assert list((home / "tmp").glob("dsh-spill-*")), "DSH took the run's temporary folder"
 
     rows = _probe_rows(out)
     start = next(r for r in rows if r["kind"] == "start")

@@ -98,6 +98,11 @@ def dsh_env(dsh_home: str, port: int) -> dict:
            and k.lower() not in ("http_proxy", "https_proxy", "all_proxy")}
     env.update({"DSH_HOME": str(dsh_home), "DEEPSEEK_BASE_URL": f"http://127.0.0.1:{port}",
                 "DEEPSEEK_API_KEY": "mock-key-not-secret", "DSH_TELEMETRY_DISABLED": "1", "NO_COLOR": "1"})
+    # DSH keeps oversized tool output in a private directory it makes under the system's temporary folder and
+    # never removes (a user's machine clears it): kept under the run's own home, each run cleans up after itself.
+    temporary = os.path.join(dsh_home, "tmp")
+    os.makedirs(temporary, exist_ok=True)
+    env["TMPDIR"] = temporary
     return env
 
 
