@@ -17,6 +17,7 @@ from knit_desktop.core.memory.search import (
     W_HEADING,
     W_LIBRARY_TAG,
     W_PARENT,
+    _query_terms,
     render_hits,
     score_chapter,
     search,
@@ -309,6 +310,18 @@ def test_a_word_and_its_number_name_one_thing():
                "- Week 10: Monitoring & Analysis\n", name="plan.md")
     assert {"week 10", "task 19", "phase 3.2"} <= units("Week 10, Task #19 and Phase 3.2")
     assert search([plan], "Week 10 plan")[0].location == "plan.md:6-6"
+
+
+def test_an_a_not_a_question_is_the_question_form_not_its_topic():
+    # 会不会, 能不能, 有没有 ask yes or no, as 是不是 does: read as bigrams (会不, 不会) they met an unrelated entry that
+    # wonders aloud with the same words, over the one entry that holds the thing asked about.
+    log = lib("# 开发日志\n\n## 2023年1月17日\n目前不知道单线程处理连接请求会不会成为性能瓶颈？\n", name="worklog.md")
+    guide = lib("# CLAUDE.md\n\n## 核心架构说明\n- **`requestClient`**：统一的请求客户端。\n"
+                "- **`authenticateResponseInterceptor`**：处理 401，自动刷新 token 或跳转登录。\n", name="CLAUDE.md")
+    assert search([log, guide], "接口报 401 以后会不会自己去换新凭证？")[0].location == "CLAUDE.md:5-5"
+    for form in ("会不会", "能不能", "有没有", "要不要", "可不可以"):
+        terms, _ = _query_terms(f"缓存{form}过期")
+        assert terms == units("缓存 过期"), form
 
 
 def test_asking_which_version_is_the_question_form_not_a_word_the_answer_repeats():

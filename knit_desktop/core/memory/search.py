@@ -171,7 +171,9 @@ CJK_STOP_BIGRAMS = frozenset({"什么", "怎么", "哪里", "哪个", "如何", 
 # "那个阶段", "这些问题": a demonstrative and its measure word point at the topic and are none of it; read as
 # bigrams, the measure word also pairs with the noun after it ("个阶") and met "5 个阶段" in an unrelated entry.
 DETERMINERS = re.compile("[这那哪每某][个些种次件位条样]")
-CJK_QUESTION_WORDS = re.compile("为什么|什么样|什么|为何|哪些|哪个|哪里|哪儿|哪天|怎么样|怎么|怎样|如何|是否|是不是|多少|几个")
+# (An A-not-A question, 会不会 / 能不能 / 有没有 / 是不是, asks yes or no as 是否 does.)
+CJK_QUESTION_WORDS = re.compile("为什么|什么样|什么|为何|哪些|哪个|哪里|哪儿|哪天|怎么样|怎么|怎样|如何|是否|多少|几个|可不可以|"
+                                "([\u4e00-\u9fff])[不没]\\1")
 VERSION_QUESTION = re.compile(r"哪个版本|什么版本|哪一版|\b(?:which|what) version\b", re.IGNORECASE)
 # A yes/no question about what exists or what something can do, not about where work stands: "is there a working
 # example?", "does it support running tests?", "do we have a built-in parser?", "能通过 API 调用吗", "有没有现成的模板".
