@@ -319,3 +319,26 @@ def test_a_broken_pipe_of_the_command_itself_is_reported_while_its_reader_is_the
             f"sys.exit(cli.main(['rank', '--workspace', {str(tmp_path)!r}, '--query', 'x']))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and "Broken pipe" in out.stderr
+
+
+def _grammar(parser) -> dict:
+    """Every command's options as (flags or name, destination, default, choices, nargs, required)."""
+    import argparse
+
+    [commands] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return {name: sorted((tuple(a.option_strings) or (a.dest,), a.dest, repr(a.default), repr(a.choices), repr(a.nargs),
+                          a.required) for a in sub._actions)
+            for name, sub in commands.choices.items()}
+
+
+def test_a_command_run_alone_gets_the_same_grammar_as_in_the_whole_command_line():
+    from knit_desktop.cli import SUBCOMMANDS
+    from knit_desktop.cli.parser import build_parser
+
+    whole = _grammar(build_parser())
+    assert set(whole) == set(SUBCOMMANDS)
+    for command in SUBCOMMANDS:
+        alone = _grammar(build_parser(command))
+        assert alone == {command: whole[command]}, command
+        # (more than -h, but for selftest which takes nothing: the grammar compared is not empty)
+        assert len(whole[command]) > 1 or command == "selftest", command

@@ -74,7 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not argv or (argv[0] not in SUBCOMMANDS and argv[0] not in ("-h", "--help", "--version")):
         argv.insert(0, "gui")
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser(argv[0] if argv[0] in SUBCOMMANDS else None).parse_args(argv)
         if args.command in ("gui", "selftest"):  # before Qt loads: one line naming the packages, no traceback
             from ..core.system_libraries import preflight
 
