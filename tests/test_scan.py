@@ -4,6 +4,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from knit_desktop.core.index import documents
 from knit_desktop.core.index.scan import walk_workspace
 from knit_desktop.core.workspace import Workspace
@@ -87,21 +89,28 @@ def test_empty_workspace(make_workspace, now_ms):
     assert len(ranking.ranked) == 0 and ranking.total == 0
 
 
-def test_a_walk_in_another_process_finds_what_a_walk_in_process_finds(make_workspace, tmp_path):
-    """BackgroundScan (what `rank` starts before it imports the engine) hands over the same files, sizes, times
-    and problems as the walk it stands in for, a name that is not UTF-8 included."""
-    root = make_workspace({"a.md": "# A", "docs/b.txt": "b", "deep/er/c.md": "# C", "skip.bin": "x"})
+@pytest.mark.parametrize("names", ["valid", "not utf-8", "none"])
+def test_a_walk_in_another_process_finds_what_a_walk_in_process_finds(make_workspace, tmp_path, names):
+    """BackgroundScan (what `rank` starts before it imports the engine) hands over the same files, paths, sizes,
+    times and problems as the walk it stands in for: with every name valid text (the paths are then not sent but
+    made from the rels), with a name that is not UTF-8, and with no file at all."""
+    files = {"a.md": "# A", "docs/b.txt": "b", "deep/er/c.md": "# C", "skip.bin": "x"}
+    root = make_workspace(files if names != "none" else {"skip.bin": "x"})
     (tmp_path / "outside.md").write_text("# Out", encoding="utf-8")
     os.symlink(tmp_path / "outside.md", root / "link.md")
     os.mkfifo(root / "pipe.md")
-    (root / os.fsdecode(b"caf\xe9.md")).write_text("# Cafe", encoding="utf-8")
+    if names != "none":
+        os.symlink(root / "a.md", root / "alias.md")  # a link to a file inside (`links`)
+    if names == "not utf-8":
+        (root / os.fsdecode(b"caf\xe9.md")).write_text("# Cafe", encoding="utf-8")
     code = textwrap.dedent(f"""
         import json
         from knit_desktop.core.index.scan import BackgroundScan, scan_workspace
 
         def columns(found, statuses):
-            return [found.paths, found.rels, found.kinds, found.sizes, found.mtimes_ns,
-                    sorted([s.rel, s.state, s.reason] for s in statuses)]
+            return [[found.path(i) for i in range(len(found))], found.rels, found.kinds, found.sizes,
+                    found.mtimes_ns, sorted([s.rel, s.state, s.reason] for s in statuses), found.links,
+                    [c.path for c in found]]
 
         statuses, again = [], []
         background = BackgroundScan.start({str(root.resolve())!r})
@@ -116,7 +125,11 @@ def test_a_walk_in_another_process_finds_what_a_walk_in_process_finds(make_works
     assert out.returncode == 0, out.stderr
     background, in_process = json.loads(out.stdout)
     assert background == in_process
-    assert sorted(background[1]) == ["a.md", "caf\\xE9.md", "deep/er/c.md", "docs/b.txt"]
+    expected = {"valid": ["a.md", "alias.md", "deep/er/c.md", "docs/b.txt"], "none": [],
+                "not utf-8": ["a.md", "alias.md", "caf\\xE9.md", "deep/er/c.md", "docs/b.txt"]}[names]
+    assert len(background[6]) == (names != "none")
+    assert sorted(background[1]) == expected
+    assert all(os.path.isfile(path) for path in background[0]) and len(background[0]) == len(expected)
     assert sorted(rel for rel, _, _ in background[5]) == ["link.md", "pipe.md"]
 
 

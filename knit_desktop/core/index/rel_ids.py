@@ -126,19 +126,28 @@ class RelIds(MutableMapping[str, int]):
             yield from (names[row] for row in self._rows.tolist() if row not in gone)
         yield from list(self._extra)
 
-    def ids_of(self, rels: Sequence[str]) -> np.ndarray:
-        """The id of each of `rels`, -1 for those not held (int64)."""
+    def ids_of(self, rels: Sequence[str], table: dict[str, int] | None = None) -> np.ndarray:
+        """The id of each of `rels`, -1 for those not held (int64). `table`: `bulk_table()`, made earlier (while
+        the walk to look up was on its way from another process)."""
         n = len(rels)
-        if n < BULK_LOOKUP or not len(self._rows):
+        if table is None and (n < BULK_LOOKUP or not len(self._rows)):
             return np.fromiter(map(self.get, rels, repeat(-1)), dtype=np.int64, count=n)
-        columns = self._docs.columns
-        assert columns is not None
-        names = columns.texts["rel"].all()
-        gone = self._gone
         # (made for this call and let go with it: the walk it serves allocates as much again)
-        table = {names[row]: row for row in self._rows.tolist() if row not in gone}
+        lookup = (table if table is not None else self.bulk_table()).get
+        return np.fromiter(map(lookup, rels, repeat(-1)), dtype=np.int64, count=n)
+
+    def bulk_table(self) -> dict[str, int]:
+        """Every live rel with its id, in one dictionary: the column decoded once (a whole walk's lookup). Not
+        kept: it is as large as the walk, and a window lives on long after it (see the module's docstring)."""
+        table: dict[str, int] = {}
+        if len(self._rows):
+            columns = self._docs.columns
+            assert columns is not None
+            names = columns.texts["rel"].all()
+            gone = self._gone
+            table = {names[row]: row for row in self._rows.tolist() if row not in gone}
         table.update(self._extra)
-        return np.fromiter(map(table.get, rels, repeat(-1)), dtype=np.int64, count=n)
+        return table
 
     def under(self, prefixes: tuple[str, ...]) -> list[tuple[str, int]]:
         """(rel, id) of the rels starting with one of `prefixes` (each non-empty); the snapshot's rows are found by
