@@ -179,6 +179,14 @@ def child_cmd(*args: str) -> list[str]:
     return [sys.executable, str(Path(__file__).resolve()), "--child", *args]
 
 
+def compile_tree(tree: Path) -> None:
+    """Compile a measured tree's modules to bytecode, as an installed wheel has them: where the environment says
+    not to write bytecode (PYTHONDONTWRITEBYTECODE), each cold process would compile every module again."""
+    import compileall
+
+    compileall.compile_dir(str(tree / "knit_desktop"), quiet=1)
+
+
 def measure(size: int, base: Path, rounds: int, cold_repeat: int, before: Path | None = None,
             given: Path | None = None) -> dict:
     root = given or base / f"ws{size}"
@@ -191,6 +199,8 @@ def measure(size: int, base: Path, rounds: int, cold_repeat: int, before: Path |
     tdir = base / f"tantivy{size}"
     # Knit from this tree, and optionally from another checkout (`--before`), each with its own index.
     knits = {"knit": REPO} | ({"before": before} if before is not None else {})
+    for tree in knits.values():
+        compile_tree(tree)
     homes = {name: base / f"home{size}-{name}" for name in knits}
     envs = {name: dict(os.environ, KNIT_DESKTOP_HOME=str(homes[name]), PYTHONPATH=str(tree), PEERS_KNIT_TREE=str(tree))
             for name, tree in knits.items()}
