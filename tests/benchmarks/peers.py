@@ -180,11 +180,10 @@ def child_cmd(*args: str) -> list[str]:
 
 
 def compile_tree(tree: Path) -> None:
-    """Compile a measured tree's modules to bytecode, as an installed wheel has them: where the environment says
-    not to write bytecode (PYTHONDONTWRITEBYTECODE), each cold process would compile every module again."""
-    import compileall
-
-    compileall.compile_dir(str(tree / "knit_desktop"), quiet=1)
+    """The bytecode the wheel and the bundle ship. Without it (PYTHONDONTWRITEBYTECODE, or a source file newer
+    than its .pyc) every cold process compiles the modules it imports: 36 ms of a `rank` for one module."""
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(tree) / "knit_desktop")], check=True,
+                   stdout=subprocess.DEVNULL)
 
 
 def measure(size: int, base: Path, rounds: int, cold_repeat: int, before: Path | None = None,
@@ -199,18 +198,13 @@ def measure(size: int, base: Path, rounds: int, cold_repeat: int, before: Path |
     tdir = base / f"tantivy{size}"
     # Knit from this tree, and optionally from another checkout (`--before`), each with its own index.
     knits = {"knit": REPO} | ({"before": before} if before is not None else {})
-    for tree in knits.values():
-        compile_tree(tree)
     homes = {name: base / f"home{size}-{name}" for name in knits}
     envs = {name: dict(os.environ, KNIT_DESKTOP_HOME=str(homes[name]), PYTHONPATH=str(tree), PEERS_KNIT_TREE=str(tree))
             for name, tree in knits.items()}
     engines = [*knits, "tantivy"]
     cli = [sys.executable, "-m", "knit_desktop"]
     for tree in knits.values():
-        # The bytecode the wheel and the bundle ship. Without it (PYTHONDONTWRITEBYTECODE, or a source file newer
-        # than its .pyc) every cold process compiles the modules it imports: 36 ms of a `rank` for one module.
-        subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(tree) / "knit_desktop")], check=True,
-                       stdout=subprocess.DEVNULL)
+        compile_tree(tree)
     r: dict = {"size": size, "files": n_files, "engines": engines, "build": {e: [] for e in engines},
                "build_rss": {e: [] for e in engines}}
     env_t = envs["knit"]
