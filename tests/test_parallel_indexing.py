@@ -20,7 +20,7 @@ import pytest
 
 from knit_desktop.core import workspace as workspace_module
 from knit_desktop.core.index import preparing
-from knit_desktop.core.index.preparing import CRASHED_REASON, FileTask, Outcome, prepare_files
+from knit_desktop.core.index.preparing import CRASHED_REASON, FileTask, Outcome, prepare_file, prepare_files
 from knit_desktop.core.workspace import RankInput, Workspace
 
 from .conftest import NOW_MS, write_file
@@ -225,6 +225,48 @@ def test_a_cancelled_or_budgeted_parallel_index_stops_like_one_in_process(make_w
     ws.refresh()
     assert len(ws.index) == 450 and ws.last_refresh.pending == 0
     ws.close()
+
+
+def test_a_first_build_starts_its_workers_before_it_walks(make_workspace, through_workers, monkeypatch):
+    """The workers of a first build start importing while the workspace is walked (they took ~0.35 s to start,
+    which a 20,000-file build spent waiting after its walk), and the build takes over those very workers; a later
+    look, or a workspace too small for workers, starts none before it walks."""
+    root = _mixed_workspace(make_workspace({}), notes=20)
+    events: list[str] = []
+    real_start, real_scan = preparing.WorkerPool.start, workspace_module.scan_workspace
+    started: list[preparing.WorkerPool] = []
+
+    def start(pool):
+        events.append("workers started")
+        started.append(pool)
+        return real_start(pool)
+
+    def scan(*args, **kwargs):
+        events.append("walk")
+        return real_scan(*args, **kwargs)
+
+    def taken(tasks, root, workers, work=prepare_files, bodies=True, pool=None):
+        events.append("build took the started workers" if pool is not None and pool in started else "build")
+        return real_prepare(tasks, root, workers, work, bodies, pool)
+
+    real_prepare = preparing.prepare_in_processes
+    monkeypatch.setattr(preparing.WorkerPool, "start", start)
+    monkeypatch.setattr(workspace_module, "scan_workspace", scan)
+    monkeypatch.setattr(preparing, "prepare_in_processes", taken)
+    ws = Workspace.open_persistent(str(root))
+    assert events == ["workers started", "walk", "build took the started workers"]
+    assert len(ws.index) > 20
+    events.clear()
+    (root / "notes" / "later.md").write_text("# Later\n\nwritten after the first build", encoding="utf-8")
+    ws.refresh()
+    assert events == ["walk", "build"]  # (the index holds documents: no early start)
+    ws.close()
+    events.clear()
+    monkeypatch.setattr(workspace_module, "PARALLEL_MIN_FILES", 10**6)
+    monkeypatch.setattr(preparing, "prepare_file", prepare_file)  # (in this process, as a small workspace is)
+    small = make_workspace({"a.md": "# A", "b.md": "# B"})
+    Workspace.open_persistent(str(small)).close()
+    assert events == ["walk"]
 
 
 def test_workers_that_cannot_start_leave_the_files_to_this_process(make_workspace, monkeypatch):

@@ -28,6 +28,7 @@ from .index.scan import (
     FileStatus,
     WorkspaceScan,
     candidate_for,
+    holds_at_least,
     scan_workspace,
     top_folders,
 )
@@ -41,7 +42,11 @@ from .text.tokens import WINDOW_CHARS
 
 if TYPE_CHECKING:
     from .dsh.conversation import Message
-    from .index.preparing import FileTask, Outcome  # (reading files: loaded when a file is (re)indexed)
+    from .index.preparing import (  # (reading files: loaded when a file is (re)indexed)
+        FileTask,
+        Outcome,
+        WorkerPool,
+    )
     from .index.preview_content import PreviewData
     from .rank.context_pack import ContextPack
     from .view import SourceRanking, ViewResult
@@ -310,30 +315,32 @@ class Workspace:
         problems: list[FileStatus] = []
         tops = top_folders(folders) if folders is not None else [""]
         prefixes = tuple(folder + "/" for folder in tops) if tops != [""] else None
-        found, known = None, None
-        if scan is not None and scan.root == self.root and prefixes is None:
-            # The documents' rels are looked up while the walk is still on its way: the lookup's table took 60 ms
-            # of a 100,000-file `rank` once the walk was in, and the command had nothing else to do meanwhile.
-            known = self.index.by_rel.bulk_table()
-            found = scan.result(problems)
-        if found is None:
-            # The index's map of rels (which the comparison reads) is built before the walk, not after it: its
-            # 100,000 strings then filled the holes the walk's short-lived objects left in Python's memory arenas,
-            # and kept every one of those arenas from being given back once the walk was done (28 MB of a
-            # 100,000-file workspace held for as long as it stays open).
-            self.index.by_rel  # noqa: B018 (built here, see above)
-            found = scan_workspace(self.root, problems) if prefixes is None else \
-                scan_workspace(self.root, problems, under=tops)
-        self._note_links(found, prefixes is None)
-        todo, gone, elsewhere = self._compare(found, prefixes, known)
-        del known
-        report.total = len(found) + elsewhere
-        if deadline is not None:
-            todo.sort(key=lambda c: (_COST.get(c.kind, 1), -c.mtime_ms, c.rel))
-        report.unchanged = len(found) - len(todo)
-        done = 0
-        prepared = self._prepared_in_processes(todo)
+        pool = self._early_workers(prefixes is None)
+        prepared = None
         try:
+            found, known = None, None
+            if scan is not None and scan.root == self.root and prefixes is None:
+                # The documents' rels are looked up while the walk is still on its way: the lookup's table took
+                # 60 ms of a 100,000-file `rank` once the walk was in, and the command had nothing else to do.
+                known = self.index.by_rel.bulk_table()
+                found = scan.result(problems)
+            if found is None:
+                # The index's map of rels (which the comparison reads) is built before the walk, not after it:
+                # its 100,000 strings then filled the holes the walk's short-lived objects left in Python's memory
+                # arenas, and kept every one of those arenas from being given back once the walk was done (28 MB
+                # of a 100,000-file workspace held for as long as it stays open).
+                self.index.by_rel  # noqa: B018 (built here, see above)
+                found = scan_workspace(self.root, problems) if prefixes is None else \
+                    scan_workspace(self.root, problems, under=tops)
+            self._note_links(found, prefixes is None)
+            todo, gone, elsewhere = self._compare(found, prefixes, known)
+            del known
+            report.total = len(found) + elsewhere
+            if deadline is not None:
+                todo.sort(key=lambda c: (_COST.get(c.kind, 1), -c.mtime_ms, c.rel))
+            report.unchanged = len(found) - len(todo)
+            done = 0
+            prepared = self._prepared_in_processes(todo, pool)
             for start in range(0, max(len(todo), 1), BATCH):
                 if deadline is not None and done and time.monotonic() >= deadline:
                     break  # (the first batch always runs: a slow walk must not stop indexing for good)
@@ -350,6 +357,8 @@ class Workspace:
         finally:
             if prepared is not None:
                 prepared.close()  # stops the workers, also when the budget ran out or indexing was cancelled
+            if pool is not None:
+                pool.discard()  # (a generator closed before it started never took the pool)
         report.pending = len(todo) - done
         with self._transaction():
             for rel in gone:
@@ -459,21 +468,32 @@ class Workspace:
             self.store.save_snapshot(self.index, self.refs)
             self._snapshot_current = True
 
-    def _prepared_in_processes(self, todo: list[Candidate]) -> Generator[Outcome, None, None] | None:
+    def _early_workers(self, whole_walk: bool) -> WorkerPool | None:
+        """The worker processes of a first build, started before the walk when the workspace looks large enough
+        to need them (listed, not walked: see holds_at_least): they start in about 0.35 s, which a build of
+        20,000 files spent waiting after its walk."""
+        if not whole_walk or len(self.index) or not holds_at_least(self.root, PARALLEL_MIN_FILES):
+            return None
+        from .index.preparing import WorkerPool, worker_count
+
+        return WorkerPool(worker_count()).start()
+
+    def _prepared_in_processes(self, todo: list[Candidate], pool: WorkerPool | None = None
+                               ) -> Generator[Outcome, None, None] | None:
         """The files of `todo` prepared in worker processes, in order, when there are enough of them to pay for
-        starting the workers (None: prepare each in process)."""
+        starting the workers (None: prepare each in process). `pool`: the workers, if started already."""
         if len(todo) < PARALLEL_MIN_FILES:
             return None
         from .index.preparing import prepare_in_processes, worker_count
 
-        workers = worker_count()
+        workers = pool.count if pool is not None else worker_count()
         if workers < 1:
             return None
         # A store that keeps what is indexed holds no copy of a Markdown or text file's body, and reads the file
         # again when its text is needed: the workers need not send it back (without a store, or with one open read
         # only, the documents keep their bodies in memory).
         bodies = self.store is None or self.store.read_only
-        return prepare_in_processes([self._task(c) for c in todo], self.root, workers, bodies=bodies)
+        return prepare_in_processes([self._task(c) for c in todo], self.root, workers, bodies=bodies, pool=pool)
 
     def _task(self, cand: Candidate) -> FileTask:
         from .index.preparing import FileTask
