@@ -269,6 +269,31 @@ def test_a_first_build_starts_its_workers_before_it_walks(make_workspace, throug
     assert events == ["walk"]
 
 
+def test_an_index_that_knows_its_files_starts_no_workers_before_its_walk(make_workspace, through_workers,
+                                                                        monkeypatch):
+    """A workspace whose files were all looked at and none became a document (scanned PDFs with no text, binary
+    content in text files) holds no document, yet is no first build: its walk finds nothing to read, and workers
+    started before it would start (a process each, importing the engine) on every look, for nothing."""
+    root = make_workspace({})
+    for i in range(6):
+        write_file(root, f"scans/s{i}.txt", b"\x00\x01\x02 not text" * 50)
+    started: list[preparing.WorkerPool] = []
+    real_start = preparing.WorkerPool.start
+
+    def start(pool):
+        started.append(pool)
+        return real_start(pool)
+
+    monkeypatch.setattr(preparing.WorkerPool, "start", start)
+    ws = Workspace.open_persistent(str(root))
+    assert len(ws.index) == 0 and len(started) == 1  # (a first build: every file is read)
+    assert {s.state for s in ws.statuses.values()} == {"skipped"}
+    assert ws.refresh().unchanged == 6
+    ws.close()
+    Workspace.open_persistent(str(root)).close()
+    assert len(started) == 1
+
+
 def test_workers_that_cannot_start_leave_the_files_to_this_process(make_workspace, monkeypatch):
     root = _mixed_workspace(make_workspace({}), notes=20)
     expected = _rankings(Workspace.open(str(root)))

@@ -471,8 +471,10 @@ class Workspace:
     def _early_workers(self, whole_walk: bool) -> WorkerPool | None:
         """The worker processes of a first build, started before the walk when the workspace looks large enough
         to need them (listed, not walked: see holds_at_least): they start in about 0.35 s, which a build of
-        20,000 files spent waiting after its walk."""
-        if not whole_walk or len(self.index) or not holds_at_least(self.root, PARALLEL_MIN_FILES):
+        20,000 files spent waiting after its walk. A first build is one that knows no file yet: an index of no
+        documents whose files were all looked at (skipped: scans with no text, binary content) has nothing to read
+        again, and started workers for nothing on every look."""
+        if not whole_walk or len(self.index) or self._rows or not holds_at_least(self.root, PARALLEL_MIN_FILES):
             return None
         from .index.preparing import WorkerPool, worker_count
 
