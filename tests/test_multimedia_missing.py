@@ -20,6 +20,7 @@ WHY = "libpulse.so.0: cannot open shared object file: No such file or directory"
 @pytest.fixture
 def no_multimedia(monkeypatch):
     monkeypatch.setattr(multimedia, "multimedia_available", lambda: (False, WHY))
+    monkeypatch.setattr(multimedia, "_state", (False, WHY))  # what it found, as the status line reads it
     monkeypatch.setattr(multimedia, "missing_packages", lambda: ["libpulse0"])
 
 

@@ -16,6 +16,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from .. import use_builtin_hashes
 from ..core.index.boundary import UnsafeWorkspace, WorkspaceNotFound, check_workspace
 from .parser import EXIT_BROKEN_PIPE, EXIT_NO_WORKSPACE, EXIT_USAGE, UsageError, build_parser
 
@@ -51,6 +52,8 @@ COMMANDS: dict[str, Command] = {
     "ask": _lazy("library", "cmd_ask"),
     "stats": _lazy("library", "cmd_stats"),
 }
+# What a command's process sets up before the command's module (and what it imports) loads.
+PREPARE: dict[str, Callable[[], None]] = {"gui": use_builtin_hashes}
 SUBCOMMANDS = tuple(COMMANDS)
 ONE_SHOT = frozenset({"rank", "context", "peek", "sessions", "conversation", "recall", "history", "ask", "stats"})
 
@@ -75,6 +78,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv.insert(0, "gui")
     try:
         args = build_parser(argv[0] if argv[0] in SUBCOMMANDS else None).parse_args(argv)
+        prepare = PREPARE.get(args.command)
+        if prepare is not None:
+            prepare()
         if args.command in ("gui", "selftest"):  # before Qt loads: one line naming the packages, no traceback
             from ..core.system_libraries import preflight
 

@@ -126,6 +126,8 @@ class IndexWorker(Worker):
         # Made here, not at the first lookup by rel, which can come from the GUI thread (the preview asks whether a
         # document is indexed).
         self.workspace.index.by_rel.prepare()
+        if self.workspace.store is not None:
+            self.workspace.store.bound_page_cache()  # (the window reads rows one by one from here on)
         settle_heap()
         self._update_lease()
         self.opened.emit(self.mailbox.post(self.workspace.last_refresh))

@@ -30,6 +30,13 @@ def multimedia_available() -> tuple[bool, str]:
     return _state
 
 
+def known() -> tuple[bool, str] | None:
+    """What `multimedia_available` found, without asking it: None while nothing has needed Qt Multimedia yet (a
+    video's poster or preview). For what only reports it (the status line): asking loads QtMultimedia and
+    QtNetwork, 5.8 MB resident, in a window that may never show a video."""
+    return _state
+
+
 def convert_frames_on_the_cpu() -> None:
     """Make `QVideoFrame.toImage()` (the preview's frames, the video posters) convert on the CPU.
 

@@ -358,17 +358,13 @@ class PreviewPane(QFrame):
         pdf_layout.addLayout(pdf_bar)
         self.message = QLabel(alignment=Qt.AlignmentFlag.AlignCenter, wordWrap=True)
         self.image_view = ImageView()
-        # None where Qt Multimedia cannot load: a video then shows why instead
-        self.video_player = VideoPlayer() if multimedia.multimedia_available()[0] else None
-        if self.video_player is not None:
-            self.video_player.failed.connect(self._on_video_failed)
+        self._video_player: VideoPlayer | None = None  # made with the first video (see `video_player`)
         self._image_token = 0
         if images is not None:
             images.imageLoaded.connect(self._on_image)
         self.stack = QStackedWidget()
-        for widget in (self.browser, pdf_box, self.message, self.image_view, self.video_player):
-            if widget is not None:
-                self.stack.addWidget(widget)
+        for widget in (self.browser, pdf_box, self.message, self.image_view):
+            self.stack.addWidget(widget)
         self.pdf_box = pdf_box
 
         self.links_button = QToolButton(objectName="CitationBar")
@@ -414,8 +410,8 @@ class PreviewPane(QFrame):
         self._set_path(rel)
         self.message.setText(self.tr("Loading…"))
         self.stack.setCurrentWidget(self.message)
-        if self.video_player is not None:
-            self.video_player.stop()
+        if self._video_player is not None:
+            self._video_player.stop()
         media = kind in ("image", "video")
         self.copy_button.setVisible(not media)
         self.links_button.setVisible(not media)
@@ -435,16 +431,28 @@ class PreviewPane(QFrame):
                 "%1", self.tr("it links outside the workspace")))
             self.stack.setCurrentWidget(self.message)
             return
-        if kind == "video" and self.video_player is None:
+        player = self.video_player if kind == "video" else None
+        if kind == "video" and player is None:
             self.message.setText(video_unavailable_text())
-        elif kind == "video" and self.video_player is not None:
-            self.video_player.open(path)
-            self.stack.setCurrentWidget(self.video_player)
+        elif player is not None:
+            player.open(path)
+            self.stack.setCurrentWidget(player)
         elif self.images is not None:
             self.image_view.clear()
             self._image_token = self.images.load_image(path)
         else:
             self.message.setText(self.tr("No preview for this kind of file yet."))
+
+    @property
+    def video_player(self) -> VideoPlayer | None:
+        """The video player, made when first asked for (the first video shown); None where Qt Multimedia cannot
+        load, and a video then shows why instead. Asking whether it loads loads it, and QtNetwork with it: 5.8 MB
+        of the window's resident memory, which a window that never shows a video does not need."""
+        if self._video_player is None and multimedia.multimedia_available()[0]:
+            player = self._video_player = VideoPlayer()
+            player.failed.connect(self._on_video_failed)
+            self.stack.addWidget(player)
+        return self._video_player
 
     def _on_video_failed(self, problem: str) -> None:
         if self.kind == "video":
@@ -683,8 +691,8 @@ class PreviewPane(QFrame):
     # --- language ------------------------------------------------------------------------------------
 
     def hideEvent(self, event) -> None:
-        if self.video_player is not None:
-            self.video_player.pause()  # a closed preview stops talking
+        if self._video_player is not None:
+            self._video_player.pause()  # a closed preview stops talking
         super().hideEvent(event)
 
     def changeEvent(self, event: QEvent) -> None:

@@ -65,7 +65,8 @@ class StatusLine(QLabel):
             parts.append(self.tr("Could not open the workspace: %1").replace("%1", detail))
         if self.status["error"]:
             parts.append(self.tr("Something went wrong in the background: %1").replace("%1", self.status["error"]))
-        if not multimedia.multimedia_available()[0]:
+        known = multimedia.known()  # (once a video needed it: asking would load Qt Multimedia for nothing)
+        if known is not None and not known[0]:
             parts.append(video_unavailable_text())
         if self.status["memory"]:
             parts.append(self.status["memory"])

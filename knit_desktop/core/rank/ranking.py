@@ -259,7 +259,7 @@ class Ranking:
             p.ids[p.body >= max(min_tf, self.max_body_tf(keyword.term))]
             for keyword, p in self._present + self._fuzzy
         ]
-        ids = np.unique(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
+        ids = _sorted_distinct(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
         return self._in_rank_order(ids[self._raw[ids] > 0]) if len(ids) else ids
 
     def _in_rank_order(self, ids: np.ndarray) -> np.ndarray:
@@ -433,6 +433,20 @@ def rank(
 
     order = LazyOrder(head, pool.size, complete)
     return Ranking(index, pool, mode, sort, keywords, present, raw, order, len(hit_ids), fuzzy, real)  # type: ignore[arg-type]
+
+
+def _sorted_distinct(values: np.ndarray) -> np.ndarray:
+    """The distinct values of a 1-d integer array in ascending order, as `np.unique` gives them (sorted in place:
+    pass an array of your own). `np.unique` asks `numpy.ma` whether its input is masked, which imported numpy.ma,
+    and the window then held its modules and their 11,000 source lines (read by PySide6, see core/heap.py) for
+    good: 2 MB from its first ranking on, for a check that is never true here."""
+    values.sort()
+    if len(values) > 1:
+        keep = np.empty(len(values), dtype=bool)
+        keep[0] = True
+        np.not_equal(values[1:], values[:-1], out=keep[1:])
+        values = values[keep]
+    return values
 
 
 def _freshness_factors(mtimes: np.ndarray, now_ms: int) -> np.ndarray:
