@@ -19,8 +19,12 @@ WHY = "libpulse.so.0: cannot open shared object file: No such file or directory"
 
 @pytest.fixture
 def no_multimedia(monkeypatch):
-    monkeypatch.setattr(multimedia, "multimedia_available", lambda: (False, WHY))
-    monkeypatch.setattr(multimedia, "_state", (False, WHY))  # what it found, as the status line reads it
+    def unavailable() -> tuple[bool, str]:  # noting what it found, as the real one does (the status line reads it)
+        multimedia._state = (False, WHY)
+        return multimedia._state
+
+    monkeypatch.setattr(multimedia, "_state", None)  # nothing has asked yet (restored after the test)
+    monkeypatch.setattr(multimedia, "multimedia_available", unavailable)
     monkeypatch.setattr(multimedia, "missing_packages", lambda: ["libpulse0"])
 
 

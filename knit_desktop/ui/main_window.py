@@ -125,6 +125,7 @@ class MainWindow(QMainWindow):
         if images is not None:
             images.thumbnailReady.connect(self.grid_model.set_thumbnail)
             images.thumbnailReady.connect(self.all_view.media_model.set_thumbnail)
+            images.thumbnailReady.connect(self._on_thumbnail)
         self.previews.closed.connect(lambda: self.active_view().setFocus())
         self.previews.fullscreenChanged.connect(self._on_fullscreen)
         self.preview.documentRequested.connect(lambda path: self.show_document(self.previews.listing_key_of(path)))
@@ -378,6 +379,12 @@ class MainWindow(QMainWindow):
             view.clearSelection()
             view.selectionModel().clearCurrentIndex()
             self.previews.show_listed(key)
+
+    def _on_thumbnail(self, thumb) -> None:
+        """A video's poster that Qt Multimedia could not make: the status line says why from now on (Qt
+        Multimedia is first asked for by a video, not at start, and the status line only reads the answer)."""
+        if getattr(thumb, "needs_multimedia", False):
+            self.status_line.refresh()
 
     def _toggle_preview(self) -> None:
         if self.previews.is_visible():
